@@ -1,0 +1,51 @@
+/**
+ * The one catalogue of errors the service answers with. Each code is stable
+ * and documented in docs/api.md (test/docs.test.ts checks it). The library
+ * layer throws DeskError with a code from here; the HTTP error handler turns
+ * it into application/problem+json (RFC 9457) with the status below.
+ */
+export const ERROR_CODES = {
+  bad_request: { status: 400, title: 'The request is not well formed' },
+  invalid_name: { status: 400, title: 'The name does not match the name pattern' },
+  unauthorized: { status: 401, title: 'A bearer token is required' },
+  read_only: { status: 403, title: 'The template is read-only' },
+  forbidden_origin: { status: 403, title: 'Cross-origin state change refused' },
+  forbidden_host: { status: 421, title: "The Host header is not this service's name" },
+  not_found: { status: 404, title: 'No such template or role' },
+  request_timeout: { status: 408, title: 'The request took too long' },
+  no_library_root: { status: 409, title: 'The service has no library root; writes are refused' },
+  not_shipped: { status: 409, title: 'Not a shipped template or built-in role' },
+  not_custom: { status: 409, title: 'A shipped name cannot be deleted; reset it instead' },
+  state_conflict: { status: 409, title: 'The action does not apply in the current state' },
+  no_kept_base: { status: 409, title: 'There is no kept shipped base to merge over' },
+  nothing_to_rebase: { status: 409, title: 'There is nothing to rebase' },
+  symlink_refused: { status: 409, title: 'A path in the library is a symbolic link' },
+  precondition_failed: { status: 412, title: 'If-Match does not match the current version' },
+  payload_too_large: { status: 413, title: 'The request body is over the limit' },
+  unsupported_media_type: { status: 415, title: 'The body must be application/json' },
+  invalid_template: { status: 422, title: 'The template is not valid' },
+  invalid_role: { status: 422, title: 'The role is not valid' },
+  library_unwritable: { status: 507, title: 'The library folder cannot be written' },
+  internal: { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class DeskError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** extra members of the problem+json body, e.g. `problems` */
+  readonly extra: Record<string, unknown>;
+
+  constructor(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}) {
+    super(detail);
+    this.name = 'DeskError';
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.extra = extra;
+  }
+}
+
+export function isDeskError(e: unknown): e is DeskError {
+  return e instanceof DeskError;
+}

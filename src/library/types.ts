@@ -1,0 +1,80 @@
+import type { Problem } from '../template/problems.js';
+import type { Catalogue, TemplateModel } from '../template/model.js';
+
+/** library-and-api.md §2: the state of every template and role. */
+export type EntryState =
+  | 'shipped'
+  | 'same_as_shipped'
+  | 'stale'
+  | 'shipped_changed_since'
+  | 'edited'
+  | 'custom'
+  | 'read_only';
+
+export interface TemplateEntry {
+  name: string;
+  state: EntryState;
+  /** a shipped template of this name exists */
+  shipped: boolean;
+  read_only: boolean;
+  /** the marker's `copy` line does not match the file: changed without the service */
+  edited_outside: boolean;
+  /** the bytes that load (operator copy, else shipped) */
+  source: string;
+  /** today's shipped bytes, or null for a custom template */
+  shipped_source: string | null;
+  /** strong ETag of the bytes that load, quoted: `"sha256-hex"` */
+  etag: string;
+  valid: boolean;
+  problems: Problem[];
+  /** best-effort typed view; null when the document could not be read at all */
+  model: TemplateModel | null;
+}
+
+export interface RoleEntry {
+  name: string;
+  state: EntryState;
+  shipped: boolean;
+  edited_outside: boolean;
+  role_md: string;
+  /** parsed kit.json, or null when the role has no kit */
+  kit: { tools: string[] } | null;
+  shipped_role_md: string | null;
+  shipped_kit: { tools: string[] } | null;
+  /** strong ETag over the role's revision (role.md, kit.json, whether the kit exists) */
+  etag: string;
+  valid: boolean;
+  problems: Problem[];
+}
+
+export interface WriteOptions {
+  /** the ETag the client last saw; a mismatch throws DeskError('precondition_failed') and changes nothing */
+  ifMatch?: string;
+  /** who asked, for the write log line (the client address) */
+  who?: string;
+}
+
+/**
+ * The library layer's face to the HTTP layer (library-and-api.md §1–3). Every
+ * failure is a DeskError from src/errors.ts; nothing here knows fastify.
+ */
+export interface Library {
+  /** the operator's folder, or null when the library has no root */
+  readonly root: string | null;
+  catalogue(): Promise<Catalogue>;
+  listTemplates(): Promise<TemplateEntry[]>;
+  /** null when no template of that name exists */
+  getTemplate(name: string): Promise<TemplateEntry | null>;
+  saveTemplate(name: string, source: string, opts?: WriteOptions): Promise<TemplateEntry>;
+  resetTemplate(name: string, opts?: WriteOptions): Promise<TemplateEntry>;
+  acknowledgeTemplate(name: string, opts?: WriteOptions): Promise<TemplateEntry>;
+  deleteTemplate(name: string, opts?: WriteOptions): Promise<void>;
+  /** the shipped bytes the copy was saved against, or null when none is kept */
+  keptBase(name: string): Promise<string | null>;
+  listRoles(): Promise<RoleEntry[]>;
+  getRole(name: string): Promise<RoleEntry | null>;
+  saveRole(name: string, roleMd: string, kit: { tools: string[] } | null, opts?: WriteOptions): Promise<RoleEntry>;
+  resetRole(name: string, opts?: WriteOptions): Promise<RoleEntry>;
+  /** finishes in-flight writes and releases the root lock */
+  close(): Promise<void>;
+}
