@@ -1,0 +1,40 @@
+/**
+ * One row of `npm run bench`: a figure and, where there is one, the baseline
+ * measured in the same run and the goal for their ratio. Machines here are
+ * noisy, so every goal is a ratio against something measured alongside it.
+ */
+export interface BenchRow {
+  /** what is measured, e.g. "validate ticket-completion.yaml" */
+  name: string;
+  /** the measured figure */
+  value: number;
+  unit: string;
+  /** the baseline's figure, same unit, same run */
+  baseline?: number;
+  baselineName?: string;
+  /** value ÷ baseline (or baseline ÷ value for throughput — say which in `name`) */
+  ratio?: number;
+  /** e.g. "≤ 2.0" */
+  goal?: string;
+  /** whether the goal is met; undefined when there is no goal */
+  ok?: boolean;
+}
+
+/** Median of a list of numbers (the list is not changed). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Runs fn repeatedly for about `ms` milliseconds (at least `min` times) and returns the median ms per call. */
+export function timeIt(fn: () => unknown, ms = 200, min = 5): number {
+  const samples: number[] = [];
+  const until = performance.now() + ms;
+  while (samples.length < min || performance.now() < until) {
+    const t = performance.now();
+    fn();
+    samples.push(performance.now() - t);
+  }
+  return median(samples);
+}
