@@ -1,0 +1,30 @@
+# desk-library: the template library service.
+# Build: docker build -t desk-library .   Run: see docker-compose.yml.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.web.json ./
+COPY src ./src
+COPY bench ./bench
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8787 \
+    DESK_LIBRARY_ROOT=/library
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY harness ./harness
+COPY src/web ./src/web
+COPY bin ./bin
+RUN mkdir -p /library && chown node:node /library
+USER node
+VOLUME ["/library"]
+EXPOSE 8787
+# Listening on all interfaces inside the container is refused without
+# DESK_TOKEN (the service checks), so the compose file requires one.
+CMD ["node", "dist/src/server.js"]
