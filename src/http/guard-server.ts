@@ -1,0 +1,62 @@
+/**
+ * The fastify factory options the guards depend on. app.ts spreads
+ * `serverOptions` into `Fastify({...})`; these cannot be set from a plugin.
+ * See docs/security.md.
+ */
+import type { Socket } from 'node:net';
+import type { Server } from 'node:http';
+import type { FastifyHttpOptions } from 'fastify';
+import { problemDetails } from './errors.js';
+
+/** The body cap of library-and-api.md §5; past it fastify answers 413. */
+export const BODY_LIMIT = 1_048_576;
+
+/**
+ * Errors Node meets before there is a request object (a slow client, a
+ * malformed request line, oversized headers) bypass fastify's error handler.
+ * Answer them as problem+json too, so every answer the service gives has a
+ * code. Mirrors fastify's default handler otherwise.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const body = JSON.stringify(
+    timeout
+      ? problemDetails('request_timeout', 'the request was not received in time')
+      : problemDetails('bad_request', 'the request is not valid HTTP'),
+  );
+  const status = timeout ? '408 Request Timeout' : '400 Bad Request';
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
+export const serverOptions = {
+  bodyLimit: BODY_LIMIT,
+  // A body with `__proto__` or `constructor.prototype` is refused (400), not
+  // stripped: nothing a client means to save has those keys, and a silent
+  // strip would save something other than what was sent.
+  onProtoPoisoning: 'error',
+  onConstructorPoisoning: 'error',
+  /**
+   * The whole request — headers and body — must arrive within 30 s, else
+   * 408 `request_timeout` and the socket is closed. A 1 MiB body takes well
+   * under a second on loopback; this only ends slow-loris clients.
+   */
+  requestTimeout: 30_000,
+  // Node enforces requestTimeout on a sweep, every 30 s by default, so a
+  // 30 s limit could let a slow client hold a socket for 60 s. Sweep often.
+  http: { connectionsCheckingInterval: 2_000 },
+  /**
+   * A socket with no traffic for 60 s is closed. Longer than requestTimeout
+   * so a slow but live upload gets its 408, not a reset.
+   */
+  connectionTimeout: 60_000,
+  // Logs name the client address as "who" (§5); X-Forwarded-For from any
+  // caller must not be able to forge it.
+  trustProxy: false,
+  clientErrorHandler,
+} as const satisfies FastifyHttpOptions<Server>;
