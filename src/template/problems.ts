@@ -68,6 +68,7 @@ export const PROBLEM_CODES = {
   'ticket.mutation_unproven': { severity: 'error', summary: 'a node may mutate tickets with no capability_assert over complete_ticket' },
   'declare.writes': { severity: 'warning', summary: 'writes: false but a node writes the workspace or lands' },
   'declare.closes_ticket': { severity: 'warning', summary: 'closes_ticket: true but no path reaches the ticket_close node' },
+  'file.unreadable': { severity: 'error', summary: 'a library file that cannot be read: a symbolic link (never followed), not a regular file, or an I/O error' },
 } as const satisfies Record<string, { severity: 'error' | 'warning'; summary: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
