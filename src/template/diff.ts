@@ -1,0 +1,191 @@
+/**
+ * The diff of two templates (library-and-api.md §4): a unified text diff and
+ * a graph diff (header fields, nodes added/removed/changed field by field,
+ * cords added/removed). Format layer: pure, no I/O. It reads both sides with
+ * the one validator, whose typed view is best-effort, so an invalid template
+ * still diffs as far as it can be read.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { createTwoFilesPatch } from 'diff';
+import type { Catalogue, NodeModel, TemplateModel } from './model.js';
+import { validateTemplate } from './validate.js';
+
+const Value = Type.Unknown({ description: 'the value as read; null when absent' });
+
+export const FieldChangeSchema = Type.Object(
+  { field: Type.String(), before: Value, after: Value },
+  { additionalProperties: false },
+);
+export type FieldChange = Static<typeof FieldChangeSchema>;
+
+const NodeRefSchema = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String(),
+    line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'in the side the node is on' }),
+  },
+  { additionalProperties: false },
+);
+const CordRefSchema = Type.Object({ from: Type.String(), to: Type.String() }, { additionalProperties: false });
+
+export const GraphDiffSchema = Type.Object(
+  {
+    header: Type.Array(FieldChangeSchema, { description: 'header fields (and the patch version) that changed' }),
+    nodes: Type.Object(
+      {
+        added: Type.Array(NodeRefSchema),
+        removed: Type.Array(NodeRefSchema),
+        changed: Type.Array(
+          Type.Object({ id: Type.String(), changes: Type.Array(FieldChangeSchema) }, { additionalProperties: false }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    cords: Type.Object(
+      { added: Type.Array(CordRefSchema), removed: Type.Array(CordRefSchema) },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type GraphDiff = Static<typeof GraphDiffSchema>;
+
+/** What a template is diffed against: a shipped version, its `base`, or another library template. */
+export const AgainstKindSchema = Type.Union([Type.Literal('shipped'), Type.Literal('base'), Type.Literal('template')]);
+export type AgainstKind = Static<typeof AgainstKindSchema>;
+
+export const TemplateDiffSchema = Type.Object(
+  {
+    against: Type.Object({ name: Type.String(), kind: AgainstKindSchema }, { additionalProperties: false }),
+    identical: Type.Boolean({ description: 'the two sources are byte for byte the same' }),
+    unified: Type.String({ description: 'unified text diff, before = the template diffed against' }),
+    graph: GraphDiffSchema,
+  },
+  { $id: 'TemplateDiff', additionalProperties: false },
+);
+export type TemplateDiff = Static<typeof TemplateDiffSchema>;
+
+export interface DiffSide {
+  name: string;
+  source: string;
+  /** file label in the unified diff; default `<name>.yaml` */
+  label?: string;
+}
+
+/** Diffs `a` (before) against `b` (after). Never throws. */
+export function diffTemplates(
+  a: DiffSide,
+  b: DiffSide,
+  catalogue: Catalogue,
+): { identical: boolean; unified: string; graph: GraphDiff } {
+  const identical = a.source === b.source;
+  const unified = identical
+    ? ''
+    : createTwoFilesPatch(a.label ?? `${a.name}.yaml`, b.label ?? `${b.name}.yaml`, a.source, b.source, '', '', {
+        context: 3,
+      });
+  const before = validateTemplate(a.source, { catalogue }).template;
+  const after = validateTemplate(b.source, { catalogue }).template;
+  return { identical, unified, graph: graphDiff(before, after) };
+}
+
+/** The graph view; a side that could not be read at all counts as empty. */
+export function graphDiff(a: TemplateModel | null, b: TemplateModel | null): GraphDiff {
+  const header: FieldChange[] = [];
+  const ha = headerFields(a);
+  const hb = headerFields(b);
+  for (const field of Object.keys(ha)) pushIfChanged(header, field, ha[field], hb[field]);
+
+  const na = new Map((a?.nodes ?? []).map((n) => [n.id, n]));
+  const nb = new Map((b?.nodes ?? []).map((n) => [n.id, n]));
+  const added = [...nb.values()].filter((n) => !na.has(n.id)).map(nodeRef);
+  const removed = [...na.values()].filter((n) => !nb.has(n.id)).map(nodeRef);
+  const changed: GraphDiff['nodes']['changed'] = [];
+  for (const [id, before] of na) {
+    const after = nb.get(id);
+    if (!after) continue;
+    const changes: FieldChange[] = [];
+    const fa = nodeFields(before);
+    const fb = nodeFields(after);
+    for (const field of Object.keys(fa)) pushIfChanged(changes, field, fa[field], fb[field]);
+    if (changes.length) changed.push({ id, changes });
+  }
+
+  const key = (c: { from: string; to: string }) => `${c.from}\u0000${c.to}`;
+  const ca = new Set((a?.cords ?? []).map(key));
+  const cb = new Set((b?.cords ?? []).map(key));
+  const cordsAdded = (b?.cords ?? []).filter((c) => !ca.has(key(c))).map(({ from, to }) => ({ from, to }));
+  const cordsRemoved = (a?.cords ?? []).filter((c) => !cb.has(key(c))).map(({ from, to }) => ({ from, to }));
+
+  return {
+    header,
+    nodes: { added, removed, changed },
+    cords: { added: dedupe(cordsAdded, key), removed: dedupe(cordsRemoved, key) },
+  };
+}
+
+function headerFields(m: TemplateModel | null): Record<string, unknown> {
+  const h = m?.header;
+  return {
+    name: h?.name ?? null,
+    purpose: h?.purpose ?? null,
+    base: h?.base ?? null,
+    inputs: h?.inputs ?? [],
+    roles: h?.roles ?? [],
+    writes: h?.writes ?? null,
+    closes_ticket: h?.closes_ticket ?? null,
+    entry: h?.entry ?? null,
+    inlet: h?.inlet ?? null,
+    terminal: h?.terminal ?? null,
+    version: m?.version ?? null,
+  };
+}
+
+/** Every field a node can differ in; `line` is left out because moving a node is not changing it. */
+function nodeFields(n: NodeModel): Record<string, unknown> {
+  return {
+    type: n.type,
+    role: n.role ?? null,
+    model: n.model ?? null,
+    profile: n.profile ?? null,
+    prompt: n.prompt ?? null,
+    when: n.when ?? null,
+    builtin: n.builtin ?? null,
+    args: n.args ?? null,
+    tool: n.tool ?? null,
+    touches: n.touches,
+    inlets: n.inlets,
+    outlets: n.outlets,
+  };
+}
+
+function nodeRef(n: NodeModel) {
+  return { id: n.id, type: n.type, line: n.line ?? null };
+}
+
+function pushIfChanged(out: FieldChange[], field: string, before: unknown, after: unknown): void {
+  if (!sameValue(before, after)) out.push({ field, before: before ?? null, after: after ?? null });
+}
+
+/** Structural equality of plain JSON-like values, independent of key order. */
+export function sameValue(x: unknown, y: unknown): boolean {
+  if (x === y) return true;
+  if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') return false;
+  if (Array.isArray(x) !== Array.isArray(y)) return false;
+  if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((v, i) => sameValue(v, y[i]));
+  const ox = x as Record<string, unknown>;
+  const oy = y as Record<string, unknown>;
+  const kx = Object.keys(ox).filter((k) => ox[k] !== undefined);
+  const ky = Object.keys(oy).filter((k) => oy[k] !== undefined);
+  return kx.length === ky.length && kx.every((k) => Object.hasOwn(oy, k) && sameValue(ox[k], oy[k]));
+}
+
+function dedupe<T>(list: T[], key: (t: T) => string): T[] {
+  const seen = new Set<string>();
+  return list.filter((t) => {
+    const k = key(t);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
