@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   not_custom: { status: 409, title: 'A shipped name cannot be deleted; reset it instead' },
   state_conflict: { status: 409, title: 'The action does not apply in the current state' },
   no_kept_base: { status: 409, title: 'There is no kept shipped base to merge over' },
+  no_base: { status: 409, title: 'The template declares no base to diff against' },
   nothing_to_rebase: { status: 409, title: 'There is nothing to rebase' },
   symlink_refused: { status: 409, title: 'A path in the library is a symbolic link' },
   precondition_failed: { status: 412, title: 'If-Match does not match the current version' },

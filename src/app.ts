@@ -1,0 +1,110 @@
+/**
+ * Builds the fastify app from options and never listens (fastify's Testing
+ * guide; fastify/demo src/app.ts). Tests call buildApp and `app.inject`;
+ * src/server.ts adds config, listen and graceful close.
+ */
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { registerErrorHandling } from './http/errors.js';
+import { serverOptions } from './http/guard-server.js';
+import { compareRoutes } from './http/routes/compare.js';
+import { metaRoutes } from './http/routes/meta.js';
+import { roleRoutes } from './http/routes/roles.js';
+import { settingsRoutes } from './http/routes/settings.js';
+import { templateRoutes } from './http/routes/templates.js';
+import { SHARED_SCHEMAS } from './http/schemas.js';
+import type { Library } from './library/types.js';
+
+export const API_PREFIX = '/api/desk';
+
+/** What openLibrary takes (src/library/library.ts). */
+export interface LibraryOpenOptions {
+  /** the operator's folder; null for a library that holds only the shipped files */
+  root: string | null;
+  /** where the shipped templates and roles are; default the repo's harness/ */
+  harnessDir?: string;
+  /** names registered by code as read-only (input templates) */
+  readOnlyTemplates?: Iterable<string> | Record<string, string>;
+}
+
+export interface AppOptions {
+  /** a library the caller opened and will close; else `libraryOptions` opens one that the app closes */
+  library?: Library;
+  libraryOptions?: LibraryOpenOptions;
+  /** fastify's `logger` option; default false (tests) */
+  logger?: FastifyServerOptions['logger'];
+  /** a ready pino logger, instead of `logger` */
+  loggerInstance?: FastifyBaseLogger;
+  /** bearer token every /api request must carry; null or absent for none (loopback only) */
+  token?: string | null;
+  /** the host and port the service is reached at, for the Host and Origin checks */
+  host?: string;
+  port?: number;
+}
+
+export type App = FastifyInstance;
+
+async function openFromOptions(opts: LibraryOpenOptions, logger: FastifyBaseLogger): Promise<Library> {
+  // Loaded lazily so an app given a ready library never touches the file system layer.
+  const { openLibrary } = await import('./library/library.js');
+  return openLibrary({ ...opts, logger });
+}
+
+export async function buildApp(options: AppOptions = {}): Promise<App> {
+  const app = Fastify({
+    ...serverOptions,
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
+    // Validation never rewrites a request: unknown keys are a 400 (body
+    // schemas say additionalProperties: false), types are not coerced, and no
+    // default is filled in behind the client's back.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerErrorHandling(app);
+  // Bodies are JSON only; fastify would otherwise parse text/plain into a string.
+  app.removeContentTypeParser('text/plain');
+  for (const s of SHARED_SCHEMAS) app.addSchema(s);
+
+  let library = options.library;
+  if (!library) {
+    if (!options.libraryOptions) throw new Error('buildApp needs a library or libraryOptions');
+    library = await openFromOptions(options.libraryOptions, app.log.child({ component: 'library' }));
+    const opened = library;
+    app.addHook('onClose', async () => opened.close());
+  }
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'desk-library',
+        version: '0.1.0',
+        description: 'The template library behind the desk (docs/api.md)',
+      },
+    },
+    // Shared schemas become components named by their $id.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+
+  // TODO(guard): register `guardPlugin` from './http/guard.js' here once it lands —
+  // bearer token, Origin and Host checks (library-and-api.md §5), e.g.
+  //   await app.register(guardPlugin, { token: options.token ?? null, host: options.host, port: options.port });
+
+  await app.register(
+    async (api) => {
+      const opts = { library: library! };
+      await api.register(templateRoutes, opts);
+      await api.register(settingsRoutes, opts);
+      await api.register(compareRoutes, opts);
+      await api.register(roleRoutes, opts);
+      await api.register(metaRoutes, opts);
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    },
+    { prefix: API_PREFIX },
+  );
+
+  // TODO(web): register `webPlugin` from './http/static.js' here once it lands (the settings page).
+
+  return app;
+}

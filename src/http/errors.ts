@@ -1,0 +1,116 @@
+/**
+ * The one error handler (library-and-api.md §4): every failure becomes an
+ * RFC 9457 `application/problem+json` body `{type, title, status, detail,
+ * code, problems?}` with a code from src/errors.ts. Internal errors are logged
+ * with their stack and answered with a generic detail — never their message.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DeskError, ERROR_CODES, type ErrorCode, isDeskError } from '../errors.js';
+
+export const PROBLEM_JSON = 'application/problem+json';
+
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  [extra: string]: unknown;
+}
+
+/** A stable URI per code; docs/api.md has an anchor for each. */
+export function problemType(code: ErrorCode): string {
+  return `urn:desk-library:error:${code}`;
+}
+
+export function problemDetails(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}): ProblemDetails {
+  const { status, title } = ERROR_CODES[code];
+  return { ...extra, type: problemType(code), title, status, detail, code };
+}
+
+export function sendProblem(reply: FastifyReply, body: ProblemDetails): FastifyReply {
+  return reply.code(body.status).type(PROBLEM_JSON).send(body);
+}
+
+/** fastify's own error codes that are the client's fault, and what they become. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'bad_request',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'bad_request',
+  FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_EMPTY_TYPE: 'unsupported_media_type',
+};
+
+interface ValidationItem {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+export function toProblem(err: unknown): ProblemDetails {
+  if (isDeskError(err)) return problemDetails(err.code, err.message, err.extra);
+  const fe = err as Partial<FastifyError> & { validation?: ValidationItem[]; validationContext?: string };
+  if (Array.isArray(fe.validation)) return validationProblem(fe.validation, fe.validationContext ?? 'request');
+  const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+  if (mapped) return problemDetails(mapped, fastifyDetail(mapped, fe));
+  // Invalid JSON reaches us as a SyntaxError with statusCode 400 on some paths.
+  if (err instanceof SyntaxError && fe.statusCode === 400) return problemDetails('bad_request', 'the body is not valid JSON');
+  if (fe.statusCode === 408) return problemDetails('request_timeout', 'the request took too long');
+  return problemDetails('internal', 'the service failed to answer; the error is in its log');
+}
+
+/** Fixed details: fastify's messages are fine but we keep every detail ours. */
+function fastifyDetail(code: ErrorCode, fe: Partial<FastifyError>): string {
+  switch (code) {
+    case 'payload_too_large':
+      return 'the request body is over the 1 MiB limit';
+    case 'unsupported_media_type':
+      return 'send the body as application/json';
+    default:
+      return fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+        ? 'the body is empty but its content type is application/json'
+        : 'the body is not valid JSON';
+  }
+}
+
+/**
+ * A schema failure names the field: `body/source must be string`,
+ * `body has unknown key 'extra'`. A name that fails its pattern is
+ * `invalid_name`, whether it came in the URL or the body.
+ */
+function validationProblem(items: ValidationItem[], context: string): ProblemDetails {
+  const first = items[0];
+  if (!first) return problemDetails('bad_request', `${context} is not valid`);
+  const where = `${context}${first.instancePath}`;
+  if (first.keyword === 'pattern' && /\/name$/.test(first.instancePath)) {
+    return problemDetails('invalid_name', `${where} does not match the name pattern ${String(first.params.pattern)}`);
+  }
+  if (first.keyword === 'additionalProperties') {
+    return problemDetails('bad_request', `${where} has unknown key '${String(first.params.additionalProperty)}'`);
+  }
+  if (first.keyword === 'required') {
+    return problemDetails('bad_request', `${where} lacks required key '${String(first.params.missingProperty)}'`);
+  }
+  return problemDetails('bad_request', `${where} ${first.message ?? 'is not valid'}`);
+}
+
+/** Installs the error and not-found handlers on the root instance. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    const body = toProblem(err);
+    if (body.status >= 500) req.log.error({ err }, 'request failed');
+    else req.log.info({ code: body.code, status: body.status }, 'request refused');
+    return sendProblem(reply, body);
+  });
+  app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) =>
+    sendProblem(reply, problemDetails('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)),
+  );
+}
+
+/** For route handlers: the 404 of a name the library does not hold. */
+export function notFound(kind: 'template' | 'role', name: string): DeskError {
+  return new DeskError('not_found', `no ${kind} named '${name}'`);
+}

@@ -1,0 +1,137 @@
+/**
+ * Routes that compare templates and write nothing (library-and-api.md §4):
+ * the diff, the three-way rebase and the proposal card.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { DeskError } from '../../errors.js';
+import type { Library, TemplateEntry } from '../../library/types.js';
+import { buildCard, type CardAgainst, CardSchema } from '../../template/card.js';
+import { diffTemplates, TemplateDiffSchema } from '../../template/diff.js';
+import { isTemplateName } from '../../template/names.js';
+import { ProblemSchema } from '../../template/problems.js';
+import { validateTemplate } from '../../template/validate.js';
+import { notFound } from '../errors.js';
+import { errorResponses, TemplateName, TemplateParams } from '../schemas.js';
+import { threeWayMerge } from '../three-way.js';
+
+/**
+ * What `?against=` names. `shipped` and `base` are keywords, so a template
+ * named `shipped` or `base` cannot be diffed against by name (docs/api.md).
+ */
+async function resolveAgainst(library: Library, e: TemplateEntry, against: string | undefined): Promise<CardAgainst> {
+  const kind = against ?? (e.shipped ? 'shipped' : 'base');
+  if (kind === 'shipped') {
+    if (e.shipped_source === null) throw new DeskError('not_shipped', `'${e.name}' is not a shipped template`);
+    return { name: e.name, kind: 'shipped', source: e.shipped_source };
+  }
+  if (kind === 'base') {
+    const base = e.model?.header.base;
+    if (!base || !isTemplateName(base)) throw new DeskError('no_base', `'${e.name}' declares no base; pass ?against=<template name>`);
+    const b = await library.getTemplate(base);
+    if (!b) throw new DeskError('not_found', `the base '${base}' of '${e.name}' is not in the library`);
+    return { name: b.name, kind: 'base', source: b.source };
+  }
+  if (!isTemplateName(kind)) throw new DeskError('invalid_name', `against '${kind}' is not shipped, base or a template name`);
+  const other = await library.getTemplate(kind);
+  if (!other) throw notFound('template', kind);
+  return { name: other.name, kind: 'template', source: other.source };
+}
+
+export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
+  app.get(
+    '/templates/:name/diff',
+    {
+      schema: {
+        summary: 'Diff the loaded bytes against the shipped version, the base, or another template',
+        tags: ['templates'],
+        params: TemplateParams,
+        querystring: Type.Object(
+          {
+            against: Type.Optional(
+              Type.String({ description: 'shipped (default for shipped names), base (default otherwise), or a template name' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Ref(TemplateDiffSchema), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const entry = await library.getTemplate(req.params.name);
+      if (!entry) throw notFound('template', req.params.name);
+      const a = await resolveAgainst(library, entry, req.query.against);
+      const d = diffTemplates(
+        { name: a.name, source: a.source, label: `${a.kind}/${a.name}.yaml` },
+        { name: entry.name, source: entry.source, label: `${entry.name}.yaml` },
+        await library.catalogue(),
+      );
+      return { against: { name: a.name, kind: a.kind }, ...d };
+    },
+  );
+
+  app.post(
+    '/templates/:name/rebase',
+    {
+      schema: {
+        summary: "Three-way merge of the copy onto today's shipped version; writes nothing",
+        tags: ['templates'],
+        params: TemplateParams,
+        response: {
+          200: Type.Object({
+            merged: Type.String({ description: 'the merged source, with git-style markers where it conflicts' }),
+            conflicts: Type.Integer({ minimum: 0 }),
+            valid: Type.Boolean(),
+            problems: Type.Array(Type.Ref(ProblemSchema)),
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (req) => {
+      const { name } = req.params;
+      const entry = await library.getTemplate(name);
+      if (!entry) throw notFound('template', name);
+      if (entry.shipped_source === null || entry.state === 'shipped' || entry.state === 'read_only') {
+        throw new DeskError('nothing_to_rebase', `'${name}' is not a copy of a shipped template`);
+      }
+      const base = await library.keptBase(name);
+      if (base === null) throw new DeskError('no_kept_base', `no shipped base is kept for the copy of '${name}'`);
+      if (base === entry.shipped_source) {
+        throw new DeskError('nothing_to_rebase', `the shipped '${name}' has not changed since the copy was saved`);
+      }
+      const { merged, conflicts } = threeWayMerge(entry.source, base, entry.shipped_source);
+      const v = validateTemplate(merged, { name, catalogue: await library.catalogue() });
+      return { merged, conflicts, valid: v.valid, problems: v.problems };
+    },
+  );
+
+  app.post(
+    '/templates/propose',
+    {
+      schema: {
+        summary: 'The card of a proposed template; writes nothing, answers 200 also when invalid',
+        tags: ['templates'],
+        body: Type.Object(
+          { name: TemplateName, purpose: Type.Optional(Type.String()), source: Type.String() },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Ref(CardSchema), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const { name, purpose, source } = req.body;
+      const catalogue = await library.catalogue();
+      const base = validateTemplate(source, { name, catalogue }).template?.header.base;
+      // §4: the card diffs against the header's base, else the library template of the same name.
+      const varied = base && isTemplateName(base) ? await library.getTemplate(base) : null;
+      const same = varied ? null : await library.getTemplate(name);
+      const against: CardAgainst | null = varied
+        ? { name: varied.name, kind: 'base', source: varied.source }
+        : same
+          ? { name: same.name, kind: 'template', source: same.source }
+          : null;
+      return buildCard(source, purpose === undefined ? { name } : { name, purpose }, catalogue, against);
+    },
+  );
+};
