@@ -1,8 +1,19 @@
-// STUB — to be replaced by the one validator (issue 2 §3). The exported names
-// and types are the contract everything else builds on.
+/**
+ * The one validator (template-format.md §6). Reading (read.ts) comes first;
+ * then one walk over the document: the top level against TemplateSchema, the
+ * header (header.ts), the nodes (nodes.ts), the cords (cords.ts), and the
+ * rules across them (graph.ts). Every problem is collected, then sorted into
+ * source order.
+ */
 import type { Catalogue, TemplateModel } from './model.js';
-import { hasErrors, type Problem } from './problems.js';
+import { readCords } from './cords.js';
+import { checkGraph } from './graph.js';
+import { readHeader } from './header.js';
+import { readNodes } from './nodes.js';
+import { hasErrors, type Problem, problem } from './problems.js';
 import { readSource } from './read.js';
+import { SUPPORTED_VERSION, TemplateSchema } from './schema.js';
+import { Walk, checkMap, typeOf } from './walk.js';
 
 export interface ValidateOptions {
   /** the name the template must carry (file name, URL name or proposal name); unchecked when absent */
@@ -22,7 +33,74 @@ export interface Validation {
 
 /** The one validator (template-format.md §6): pure, no I/O, never throws. */
 export function validateTemplate(source: string, options: ValidateOptions): Validation {
-  void options;
-  const { problems } = readSource(source);
-  return { template: null, problems, valid: !hasErrors(problems) };
+  let read: ReturnType<typeof readSource>;
+  try {
+    read = readSource(source);
+  } catch (e) {
+    return failed([], e);
+  }
+  if (!read.doc) return { template: null, problems: read.problems, valid: !hasErrors(read.problems) };
+  try {
+    const walk = new Walk(read.doc, read.lineCounter);
+    const template = walkDocument(walk, options);
+    const problems = sortBySource([...read.problems, ...walk.pending.map((p) => p.problem)]);
+    return { template, problems, valid: !hasErrors(problems) };
+  } catch (e) {
+    return failed(read.problems, e);
+  }
+}
+
+/**
+ * A throw inside the walk is a bug, never the template's fault; it still must
+ * not reach the caller (§2), and it must not pass a template, so it becomes an
+ * error. The property tests in test/validate-property.test.ts fail on it.
+ */
+function failed(problems: Problem[], e: unknown): Validation {
+  const detail = e instanceof Error ? e.message : String(e);
+  const all = [...problems, problem('yaml.syntax', `the validator failed on this source (${detail}); please report it with the file`, '')];
+  return { template: null, problems: all, valid: false };
+}
+
+/** The walk itself, exported for tests that must see a thrown bug rather than its problem. */
+export function walkDocument(w: Walk, options: ValidateOptions): TemplateModel {
+  const root = w.resolve(w.doc.contents);
+  const e = checkMap(w, root, TemplateSchema, [], { what: 'the document', valueCodes: { version: null } });
+  const v = e?.values;
+  for (const key of e?.missing ?? []) {
+    if (key === 'nodes') w.report('patch.no_nodes', 'the template has no `nodes`; add at least one node under `nodes:`', ['nodes'], e?.map);
+    else if (key === 'template') w.report('key.missing', 'the document has no `template:` header; add one with name, purpose, entry and inlet', ['template'], e?.map);
+    else w.report('key.missing', `the document has no \`${key}\`; add \`${key}: ${SUPPORTED_VERSION}\``, [key], e?.map);
+  }
+
+  const header = readHeader(w, v?.get('template'), options.name, options.catalogue);
+  const template: TemplateModel = { header: header.model, nodes: [], cords: [], ticket: false };
+
+  const versionNode = v?.get('version');
+  if (versionNode && typeOf(versionNode) === 'integer') {
+    const version = (versionNode as { value: number }).value;
+    template.version = version;
+    if (version !== SUPPORTED_VERSION) w.report('patch.version', `\`version\` is ${version}, which is not supported; use \`version: ${SUPPORTED_VERSION}\``, ['version'], versionNode);
+  }
+
+  const nodesNode = v?.get('nodes');
+  const inputs = new Set(header.model.inputs.map((i) => i.name).filter((n) => n !== ''));
+  const nodes = readNodes(w, nodesNode, inputs, options.catalogue);
+  if (nodesNode && nodes.nodes.length === 0 && typeOf(nodesNode) === 'object') {
+    w.report('patch.no_nodes', '`nodes` is empty; add at least one node', ['nodes'], nodesNode);
+  }
+  template.nodes = nodes.nodes.map((n) => n.model);
+
+  const cords = readCords(w, v?.get('cords'), nodes);
+  template.cords = cords.cords;
+  checkGraph(w, { header, nodes, edges: cords.edges, overCap: nodes.overCap || cords.overCap });
+
+  const tickets = header.tickets?.decl;
+  template.ticket = header.model.closes_ticket && tickets?.required === true;
+  return template;
+}
+
+/** Source order: by line, then column; a problem with no position first; stable otherwise. */
+function sortBySource(problems: Problem[]): Problem[] {
+  const key = (p: Problem) => (p.line === undefined ? -1 : p.line * 1e6 + (p.column ?? 0));
+  return problems.map((p, i) => ({ p, i, k: key(p) })).sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.p);
 }
