@@ -1,0 +1,86 @@
+import { h } from './dom.js';
+import { drawGraph } from './graph-svg.js';
+import { type DiffLine, hunks } from './line-diff.js';
+import type { Card, FieldChange, GraphDiff, TemplateDiff } from './types.js';
+
+/** A diff (GET …/diff) as unified text and as a graph diff, with the graph drawn and changed nodes marked. */
+export function diffView(diff: TemplateDiff, current: Card | null): HTMLElement {
+  if (diff.identical) {
+    return h('p', { class: 'callout ok', role: 'status' }, `Identical to ${diff.against.name} (${diff.against.kind}).`);
+  }
+  const g = diff.graph;
+  const marks = {
+    added: new Set(g.nodes.added.map((n) => n.id)),
+    changed: new Set(g.nodes.changed.map((n) => n.id)),
+    addedCords: new Set(g.cords.added.map((c) => `${c.from}→${c.to}`)),
+  };
+  return h(
+    'div',
+    { class: 'diff' },
+    h('h3', {}, `Against ${diff.against.name} (${diff.against.kind})`),
+    h('h4', {}, 'As a graph'),
+    graphDiffView(g),
+    current
+      ? h(
+          'div',
+          { class: 'graph-wrap' },
+          h('p', { class: 'legend' }, h('span', { class: 'key added' }, 'added'), ' ', h('span', { class: 'key changed' }, 'changed')),
+          drawGraph(current, marks),
+        )
+      : null,
+    h('h4', {}, 'As text'),
+    unifiedView(diff.unified, 'Unified diff'),
+  );
+}
+
+export function graphDiffView(g: GraphDiff): HTMLElement {
+  const none = !g.header.length && !g.nodes.added.length && !g.nodes.removed.length && !g.nodes.changed.length && !g.cords.added.length && !g.cords.removed.length;
+  if (none) return h('p', { class: 'note' }, 'The graph is the same; only text differs (comments, order, prompts written alike).');
+  const section = (title: string, items: (Node | string)[]) =>
+    items.length ? h('div', { class: 'gd-section' }, h('h5', {}, title), h('ul', {}, items.map((i) => h('li', {}, i)))) : null;
+  return h(
+    'div',
+    { class: 'graph-diff' },
+    section('Header changed', g.header.map(changeItem)),
+    section('Nodes added', g.nodes.added.map((n) => h('span', { class: 'add' }, h('code', {}, n.id), ` (${n.type})`))),
+    section('Nodes removed', g.nodes.removed.map((n) => h('span', { class: 'del' }, h('code', {}, n.id), ` (${n.type})`))),
+    section(
+      'Nodes changed',
+      g.nodes.changed.map((n) => h('span', {}, h('code', {}, n.id), h('ul', {}, n.changes.map((c) => h('li', {}, changeItem(c)))))),
+    ),
+    section('Cords added', g.cords.added.map((c) => h('span', { class: 'add' }, h('code', {}, `${c.from} → ${c.to}`)))),
+    section('Cords removed', g.cords.removed.map((c) => h('span', { class: 'del' }, h('code', {}, `${c.from} → ${c.to}`)))),
+  );
+}
+
+function changeItem(c: FieldChange): HTMLElement {
+  return h('span', {}, h('code', {}, c.field), ': ', h('del', {}, show(c.before)), ' → ', h('ins', {}, show(c.after)));
+}
+
+export function show(v: unknown): string {
+  if (v === null || v === undefined) return '(none)';
+  if (typeof v === 'string') return v;
+  return JSON.stringify(v);
+}
+
+/** Unified diff text with each line classed by its first character. */
+export function unifiedView(text: string, label: string): HTMLElement {
+  const pre = h('pre', { class: 'unified', 'aria-label': label, tabindex: 0 });
+  for (const line of text.replace(/\n$/, '').split('\n')) {
+    const c = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('=') ? 'file' : '';
+    pre.append(h('span', { class: c ? `l ${c}` : 'l' }, line), '\n');
+  }
+  return pre;
+}
+
+/** The page's own line diff (the 412 conflict), drawn the same way. */
+export function lineDiffView(lines: (DiffLine | null)[], label: string): HTMLElement {
+  const pre = h('pre', { class: 'unified', 'aria-label': label, tabindex: 0 });
+  for (const l of lines) {
+    if (l === null) pre.append(h('span', { class: 'l hunk' }, '…'), '\n');
+    else pre.append(h('span', { class: l.op === '+' ? 'l add' : l.op === '-' ? 'l del' : 'l' }, l.op + l.text), '\n');
+  }
+  return pre;
+}
+
+export { hunks };

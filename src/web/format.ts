@@ -1,0 +1,87 @@
+import type { Problem } from './types.js';
+
+/** `12:5`, or `—` for a problem with no position (a missing file-level key). */
+export function position(p: Pick<Problem, 'line' | 'column'>): string {
+  if (p.line == null) return '—';
+  return p.column == null ? String(p.line) : `${p.line}:${p.column}`;
+}
+
+/** Problems sorted by line then column; those without a line go first (they concern the whole file). */
+export function sortProblems(problems: readonly Problem[]): Problem[] {
+  return [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+}
+
+/** The worst severity on each line, for the gutter marks. */
+export function marksByLine(problems: readonly Problem[]): Map<number, 'error' | 'warning'> {
+  const marks = new Map<number, 'error' | 'warning'>();
+  for (const p of problems) {
+    if (p.line == null) continue;
+    if (marks.get(p.line) !== 'error') marks.set(p.line, p.severity);
+  }
+  return marks;
+}
+
+export function errorCount(problems: readonly Problem[]): number {
+  return problems.filter((p) => p.severity === 'error').length;
+}
+
+/** Offset of a 1-based line/column in text, clamped to the text; lines split on LF (the textarea normalises CRLF). */
+export function offsetOf(text: string, line: number, column = 1): number {
+  let offset = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = text.indexOf('\n', offset);
+    if (nl === -1) return text.length;
+    offset = nl + 1;
+  }
+  const end = text.indexOf('\n', offset);
+  const lineEnd = end === -1 ? text.length : end;
+  return Math.min(offset + Math.max(0, column - 1), lineEnd);
+}
+
+export function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/**
+ * The header's purpose as written, read with a line match rather than a YAML
+ * parser (the page has none): it is only the `purpose` argument of a proposal,
+ * which the service checks against the header itself.
+ */
+export function purposeOf(source: string): string | null {
+  const m = /^ {2}purpose:[ \t]*(.*?)[ \t]*$/m.exec(source);
+  if (!m?.[1]) return null;
+  const v = m[1].replace(/\s+#.*$/, '');
+  if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) return v.slice(1, -1);
+  return v;
+}
+
+/** A skeleton for a new custom template: valid as soon as it is written, so the operator starts from a working graph. */
+export function skeleton(name: string, purpose: string): string {
+  const p = JSON.stringify(purpose.replace(/[\r\n]+/g, ' ').trim() || 'what this template is for');
+  return [
+    'template:',
+    `  name: ${name}`,
+    `  purpose: ${p}`,
+    '  inputs:',
+    '    - name: brief',
+    '      required: true',
+    '  entry: draft',
+    '  inlet: start',
+    '  terminal: keep',
+    'version: 1',
+    'nodes:',
+    '  draft:',
+    '    type: model',
+    '    role: writer',
+    '    profile: document_write',
+    '    prompt: "Write from {{inputs.brief}}."',
+    '  gate: { type: builtin, builtin: human_gate }',
+    '  keep: { type: builtin, builtin: save_document }',
+    'cords:',
+    '  - { from: draft.done, to: gate.in }',
+    '  - { from: gate.approved, to: keep.in }',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,138 @@
+import { ApiError, call, enc } from './api.js';
+import { clear, h } from './dom.js';
+import { skeleton } from './format.js';
+import { libraryView } from './list.js';
+import { rolePage } from './roles.js';
+import { errorText, type Tab, TemplatePage } from './template-view.js';
+import type { RoleListItem, TemplateListItem } from './types.js';
+import { say } from './ui.js';
+
+/**
+ * The settings page's router. Views are addressed by the URL hash so each is
+ * linkable: `#/` the library, `#/templates/<name>[/card|/diff]`,
+ * `#/roles/<name>`, `#/new`.
+ */
+const main = document.getElementById('main')!;
+let page: TemplatePage | null = null;
+let filter = '';
+
+async function templates(): Promise<TemplateListItem[]> {
+  return (await call<{ templates: TemplateListItem[] }>('GET', '/templates')).body.templates;
+}
+
+export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } | { view: 'template'; name: string; tab: Tab } | { view: 'role'; name: string } {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'templates' && parts[1]) {
+    const tab = parts[2] === 'card' || parts[2] === 'diff' ? parts[2] : 'source';
+    return { view: 'template', name: parts[1], tab };
+  }
+  if (parts[0] === 'roles' && parts[1]) return { view: 'role', name: parts[1] };
+  if (parts[0] === 'new') return { view: 'new' };
+  return { view: 'library' };
+}
+
+async function route(): Promise<void> {
+  const r = parseRoute(location.hash);
+  if (r.view === 'template' && page?.name === r.name) {
+    page.show(r.tab);
+    return;
+  }
+  page = null;
+  const ticket = Symbol();
+  current = ticket;
+  clear(main);
+  main.append(h('p', { class: 'loading' }, 'Loading…'));
+  try {
+    let view: HTMLElement;
+    if (r.view === 'template') {
+      const p = new TemplatePage(r.name, templates);
+      await p.load();
+      if (current !== ticket) return;
+      page = p;
+      p.show(r.tab);
+      view = p.el;
+      document.title = `${r.name} · desk library`;
+    } else if (r.view === 'role') {
+      view = await rolePage(r.name);
+      document.title = `role ${r.name} · desk library`;
+    } else if (r.view === 'new') {
+      view = newTemplateView();
+      document.title = 'new template · desk library';
+    } else {
+      const [t, roles] = await Promise.all([templates(), call<{ roles: RoleListItem[] }>('GET', '/roles')]);
+      view = libraryView(t, roles.body.roles, filter, (f) => {
+        filter = f;
+      });
+      document.title = 'desk library';
+    }
+    if (current !== ticket) return;
+    clear(main);
+    main.append(view);
+    main.querySelector<HTMLElement>('h2')?.setAttribute('tabindex', '-1');
+  } catch (e) {
+    if (current !== ticket) return;
+    clear(main);
+    main.append(
+      h('p', { class: 'callout error', role: 'alert' }, e instanceof ApiError && e.status === 404 ? `No template or role named ${r.view === 'template' || r.view === 'role' ? r.name : ''}.` : `Could not load: ${errorText(e)}`),
+      h('p', {}, h('a', { href: '#/' }, 'Back to the library')),
+    );
+  }
+}
+let current: symbol | null = null;
+
+/** A new custom template: name and purpose, then a skeleton that is valid as written, saved with PUT. */
+function newTemplateView(): HTMLElement {
+  const name = h('input', { id: 'new-name', required: true, pattern: '[a-z0-9][a-z0-9-]{0,63}', autocomplete: 'off' });
+  const purpose = h('input', { id: 'new-purpose', required: true, autocomplete: 'off' });
+  const out = h('div', { class: 'notices' });
+  const form = h(
+    'form',
+    { class: 'new-form', 'aria-label': 'New template' },
+    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / new template'),
+    h('h2', {}, 'New template'),
+    h('p', {}, 'It starts as a small valid graph (write, a human gate, save) that you edit from there.'),
+    h('p', {}, h('label', { for: 'new-name' }, 'Name'), name, h('span', { class: 'hint' }, 'lowercase letters, digits and dashes')),
+    h('p', {}, h('label', { for: 'new-purpose' }, 'Purpose'), purpose),
+    h('p', {}, h('button', { type: 'submit', class: 'primary' }, 'Create')),
+    out,
+  );
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    clear(out);
+    const n = name.value.trim();
+    try {
+      const exists = await call('GET', `/templates/${enc(n)}`).then(() => true, (e) => (e instanceof ApiError && e.status === 404 ? false : Promise.reject(e)));
+      if (exists) {
+        out.append(h('p', { class: 'callout error', role: 'alert' }, `A template named ${n} already exists.`, ' ', h('a', { href: `#/templates/${n}` }, 'Open it')));
+        return;
+      }
+      await call('PUT', `/templates/${enc(n)}`, { body: { source: skeleton(n, purpose.value) } });
+      say(`Created ${n}.`);
+      location.hash = `#/templates/${n}`;
+    } catch (e) {
+      out.append(h('p', { class: 'callout error', role: 'alert' }, `Not created: ${errorText(e)}`));
+      if (e instanceof ApiError) for (const p of e.problems) out.append(h('p', { class: `problem ${p.severity}` }, h('code', {}, p.code), ' ', p.message));
+    }
+  });
+  queueMicrotask(() => name.focus());
+  return form;
+}
+
+async function banner(): Promise<void> {
+  try {
+    const { body } = await call<{ library_root: string | null }>('GET', '/health');
+    const el = document.getElementById('root-info');
+    if (!el) return;
+    el.textContent = body.library_root ? `library: ${body.library_root}` : 'no library root — everything is read-only';
+    el.classList.toggle('warn', !body.library_root);
+  } catch {
+    // the banner is a nicety; the views report their own errors
+  }
+}
+
+window.addEventListener('hashchange', () => void route());
+window.addEventListener('beforeunload', (ev) => {
+  if (page?.dirty) ev.preventDefault();
+});
+void banner();
+void route();

@@ -1,0 +1,112 @@
+import { ApiError, call, enc } from './api.js';
+import { add, clear, h } from './dom.js';
+import { canReset, stateInfo } from './states.js';
+import { errorText } from './template-view.js';
+import type { Kit, RoleDetail } from './types.js';
+import { badge, confirmInline, say } from './ui.js';
+
+/**
+ * Tools a kit can list (template-format.md §4). The page is built apart from
+ * the service, so the list is repeated here; test/web-units.test.ts checks it
+ * against src/template/catalog/tools.ts. Tools in a kit that are not listed
+ * still show, so nothing is dropped silently.
+ */
+export const KNOWN_TOOLS = [
+  'web.fetch',
+  'web.search',
+  'shell.run',
+  'workspace.read',
+  'workspace.write',
+  'tickets.read',
+  'tickets.update',
+  'documents.read',
+  'documents.write',
+] as const;
+
+/** One role: role.md and the kit's tools, saved with POST /api/desk/role, with its own reset. */
+export async function rolePage(name: string): Promise<HTMLElement> {
+  const el = h('section', { class: 'role-page' });
+  let etag: string | null = null;
+  let role: RoleDetail;
+
+  const load = async () => {
+    const ans = await call<RoleDetail>('GET', `/roles/${enc(name)}`);
+    role = ans.body;
+    etag = ans.etag;
+    render();
+  };
+
+  const render = () => {
+    clear(el);
+    const notices = h('div', { class: 'notices' });
+    const md = h('textarea', { id: 'role-md', class: 'source prose', spellcheck: 'true', 'aria-label': `role.md of ${name}` });
+    md.value = role.role_md;
+    const hasKit = h('input', { type: 'checkbox', id: 'has-kit', checked: role.kit !== null });
+    const tools = [...new Set<string>([...KNOWN_TOOLS, ...(role.kit?.tools ?? [])])];
+    const boxes = tools.map((t) => {
+      const id = `tool-${t.replace(/\W/g, '-')}`;
+      const cb = h('input', { type: 'checkbox', id, value: t, checked: role.kit?.tools.includes(t) ?? false, disabled: role.kit === null });
+      return { cb, row: h('li', {}, cb, ' ', h('label', { for: id }, h('code', {}, t))) };
+    });
+    hasKit.addEventListener('change', () => {
+      for (const b of boxes) b.cb.disabled = !hasKit.checked;
+    });
+    const kit = (): Kit | null => (hasKit.checked ? { tools: boxes.filter((b) => b.cb.checked).map((b) => b.cb.value) } : null);
+
+    const save = async () => {
+      clear(notices);
+      try {
+        await call('POST', '/role', { body: { name, role_md: md.value, kit: kit() }, ifMatch: etag });
+        await load();
+        say(`Saved role ${name}. It reads ${stateInfo(role.state).label}.`);
+      } catch (e) {
+        notices.append(h('p', { class: 'callout error', role: 'alert' }, e instanceof ApiError && e.status === 412 ? 'Not saved: this role changed elsewhere. Reload to see it.' : `Not saved: ${errorText(e)}`));
+        if (e instanceof ApiError && e.problems.length) {
+          notices.append(h('ul', { class: 'problems' }, e.problems.map((p) => h('li', { class: `problem ${p.severity}` }, h('code', {}, p.code), ' ', p.message))));
+        }
+      }
+    };
+    const reset = () =>
+      confirmInline(notices, `Reset role ${name}? Its folder is removed and the built-in role loads.`, 'Yes, reset', async () => {
+        try {
+          await call('POST', '/role', { body: { name, reset: true }, ifMatch: etag });
+          await load();
+          say(`Reset role ${name} to the built-in one.`);
+        } catch (e) {
+          notices.append(h('p', { class: 'callout error', role: 'alert' }, `Not reset: ${errorText(e)}`));
+        }
+      });
+
+    add(
+      el,
+      h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / roles / ', name),
+      h('h2', {}, name, ' ', badge(role.state)),
+      h('p', { class: 'sentence', 'data-state': role.state }, stateInfo(role.state).sentence),
+      role.edited_outside ? h('p', { class: 'callout warning', role: 'note' }, 'Edited outside the service: these files changed without a save here.') : null,
+      h(
+        'div',
+        { class: 'toolbar', role: 'toolbar', 'aria-label': 'Role actions' },
+        h('button', { type: 'button', class: 'primary', onclick: () => void save() }, 'Save role'),
+        canReset(role.state, role.shipped_role_md !== null) ? h('button', { type: 'button', onclick: reset }, 'Reset role to built-in') : null,
+        h('button', { type: 'button', onclick: () => void load() }, 'Reload'),
+      ),
+      notices,
+      h('div', { class: 'role-grid' },
+        h('div', {}, h('label', { for: 'role-md', class: 'label' }, 'role.md'), md),
+        h(
+          'fieldset',
+          { class: 'kit' },
+          h('legend', {}, 'Kit'),
+          h('p', {}, hasKit, ' ', h('label', { for: 'has-kit' }, 'This role has a kit (kit.json)')),
+          h('ul', { class: 'tools', 'aria-label': 'Tools in the kit' }, boxes.map((b) => b.row)),
+        ),
+      ),
+      role.shipped_role_md !== null && role.shipped_role_md !== role.role_md
+        ? h('details', {}, h('summary', {}, 'The built-in role.md'), h('pre', { class: 'prose' }, role.shipped_role_md))
+        : null,
+    );
+  };
+
+  await load();
+  return el;
+}

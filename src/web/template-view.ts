@@ -1,0 +1,348 @@
+import { ApiError, call, enc } from './api.js';
+import { cardView } from './card-view.js';
+import { add, clear, h } from './dom.js';
+import { diffView, lineDiffView, unifiedView } from './diff-view.js';
+import { Editor, type EditorStatus } from './editor.js';
+import { hunks, lineDiff } from './line-diff.js';
+import { canRebase, canReset, count, stateInfo } from './states.js';
+import type { Card, RebaseResult, TemplateDetail, TemplateDiff, TemplateListItem } from './types.js';
+import { badge, confirmInline, say } from './ui.js';
+
+export type Tab = 'source' | 'card' | 'diff';
+
+/**
+ * One template: header with its state, the actions its state allows, and
+ * three tabs (source with the editor, the card, the diff). The page object
+ * lives while the hash names this template, so a draft survives tab changes.
+ */
+export class TemplatePage {
+  readonly el = h('section', { class: 'template-page' });
+  private detail!: TemplateDetail;
+  private etag: string | null = null;
+  private editor!: Editor;
+  private draftCard: Card | null = null;
+  private tab: Tab = 'source';
+  private readonly head = h('div', { class: 'page-head' });
+  private readonly toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Template actions' });
+  private readonly notices = h('div', { class: 'notices' });
+  private readonly panels = {
+    source: h('div', { class: 'panel', id: 'panel-source' }),
+    card: h('div', { class: 'panel', id: 'panel-card' }),
+    diff: h('div', { class: 'panel', id: 'panel-diff' }),
+  };
+  private readonly tabs = h('nav', { class: 'tabs', 'aria-label': 'Views of the template' });
+  private saveButton = h('button', { type: 'button', class: 'primary' }, 'Save');
+  private saveHint = h('span', { class: 'hint', id: 'save-hint' });
+  private diffAgainst = '';
+
+  constructor(
+    readonly name: string,
+    private readonly templates: () => Promise<TemplateListItem[]>,
+  ) {}
+
+  async load(): Promise<void> {
+    const { body, etag } = await call<TemplateDetail>('GET', `/templates/${enc(this.name)}`);
+    this.detail = body;
+    this.etag = etag;
+    this.draftCard = null;
+    this.editor = new Editor({
+      name: this.name,
+      source: body.source,
+      problems: body.problems,
+      readOnly: body.read_only,
+      onCard: (card) => {
+        this.draftCard = card;
+        if (this.tab === 'card') this.renderCard();
+      },
+      onStatus: (st) => this.renderSave(st),
+    });
+    clear(this.el);
+    this.el.append(this.head, this.toolbar, this.notices, this.tabs, this.panels.source, this.panels.card, this.panels.diff);
+    this.panels.source.append(this.editor.el);
+    this.render();
+  }
+
+  get dirty(): boolean {
+    return this.editor?.dirty ?? false;
+  }
+
+  show(tab: Tab): void {
+    this.tab = tab;
+    for (const [k, p] of Object.entries(this.panels)) p.hidden = k !== tab;
+    this.renderTabs();
+    if (tab === 'card') this.renderCard();
+    if (tab === 'diff') void this.renderDiff();
+  }
+
+  /** After a write: read the template again so state, card and ETag are the service's. */
+  private async refresh(message?: string): Promise<void> {
+    const { body, etag } = await call<TemplateDetail>('GET', `/templates/${enc(this.name)}`);
+    this.detail = body;
+    this.etag = etag;
+    this.draftCard = null;
+    this.editor.setText(body.source, { problems: body.problems });
+    this.render();
+    if (message) say(`${message} It reads ${stateInfo(body.state).label}.`);
+  }
+
+  private render(): void {
+    this.renderHead();
+    this.renderToolbar();
+    this.renderSave(this.editor.status);
+    this.show(this.tab);
+  }
+
+  private renderHead(): void {
+    const d = this.detail;
+    const info = stateInfo(d.state);
+    clear(this.head);
+    add(
+      this.head,
+      h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / templates / ', this.name),
+      h('h2', {}, this.name, ' ', badge(d.state)),
+      h('p', { class: 'sentence', 'data-state': d.state }, info.sentence),
+      d.edited_outside
+        ? h('p', { class: 'callout warning', role: 'note' }, 'Edited outside the service: the file changed without a save here, so it was never validated on the way in.')
+        : null,
+      h('p', { class: 'purpose' }, d.card.purpose ?? ''),
+      h(
+        'p',
+        { class: 'tags' },
+        d.card.ticket ? h('span', { class: 'tag ticket' }, 'ticket template') : null,
+        d.card.header?.writes ? h('span', { class: 'tag' }, 'writes') : null,
+        d.card.header?.base ? h('span', { class: 'tag' }, `varies ${d.card.header.base}`) : null,
+        d.valid ? null : h('span', { class: 'tag invalid' }, 'invalid'),
+        d.read_only ? h('span', { class: 'tag' }, 'read-only') : null,
+      ),
+    );
+  }
+
+  private renderToolbar(): void {
+    const d = this.detail;
+    clear(this.toolbar);
+    if (!d.read_only) {
+      this.saveButton = h('button', { type: 'button', class: 'primary', 'aria-describedby': 'save-hint', onclick: () => void this.save() }, 'Save');
+      this.toolbar.append(
+        this.saveButton,
+        h('button', { type: 'button', onclick: () => this.revert() }, 'Revert edits'),
+      );
+    }
+    if (canReset(d.state, d.shipped)) {
+      this.toolbar.append(h('button', { type: 'button', onclick: () => this.reset() }, 'Reset to shipped'));
+    }
+    if (d.state === 'shipped_changed_since') {
+      this.toolbar.append(h('button', { type: 'button', onclick: () => void this.acknowledge() }, 'Acknowledge shipped version'));
+    }
+    if (canRebase(d.state)) {
+      this.toolbar.append(h('button', { type: 'button', onclick: () => void this.rebase() }, 'Preview rebase'));
+    }
+    if (d.state === 'custom') {
+      this.toolbar.append(h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete'));
+    }
+    this.toolbar.append(this.saveHint);
+  }
+
+  private renderSave(st: EditorStatus): void {
+    const reason =
+      st === 'clean' ? 'No changes to save.' : st === 'checking' ? 'Checking…' : st === 'invalid' ? 'Fix the errors before saving.' : st === 'unchecked' ? 'Not checked; the service validates on save.' : 'Valid.';
+    this.saveButton.disabled = st === 'clean' || st === 'checking' || st === 'invalid';
+    this.saveHint.textContent = reason;
+    this.saveHint.dataset.status = st;
+  }
+
+  private renderTabs(): void {
+    clear(this.tabs);
+    const base = `#/templates/${this.name}`;
+    const items: [Tab, string, string][] = [
+      ['source', 'Source', base],
+      ['card', 'Card', `${base}/card`],
+      ['diff', 'Diff', `${base}/diff`],
+    ];
+    for (const [t, label, href] of items) {
+      this.tabs.append(h('a', { href, 'aria-current': t === this.tab ? 'page' : null }, label));
+    }
+  }
+
+  private renderCard(): void {
+    clear(this.panels.card);
+    const card = this.editor.dirty && this.draftCard ? this.draftCard : this.detail.card;
+    this.panels.card.append(
+      cardView(card, {
+        draft: card !== this.detail.card,
+        goToLine: (line) => {
+          location.hash = `#/templates/${this.name}`;
+          queueMicrotask(() => this.editor.focusAt(line));
+        },
+      }),
+    );
+  }
+
+  private async renderDiff(): Promise<void> {
+    const panel = this.panels.diff;
+    clear(panel);
+    const select = h('select', { id: 'diff-against', onchange: () => {
+      this.diffAgainst = select.value;
+      void this.renderDiff();
+    } });
+    const options: [string, string][] = [['', 'the default (shipped, else its base)']];
+    if (this.detail.shipped) options.push(['shipped', 'the shipped version']);
+    if (this.detail.card.header?.base) options.push(['base', `its base (${this.detail.card.header.base})`]);
+    try {
+      for (const t of await this.templates()) if (t.name !== this.name) options.push([t.name, t.name]);
+    } catch {
+      // the list is only for the picker; the diff itself still works
+    }
+    for (const [v, label] of options) select.append(h('option', { value: v, selected: v === this.diffAgainst }, label));
+    const out = h('div', { class: 'diff-out', 'aria-live': 'polite' }, 'Loading…');
+    panel.append(h('p', { class: 'picker' }, h('label', { for: 'diff-against' }, 'Compare with '), select), out);
+    if (this.editor.dirty) panel.append(h('p', { class: 'note' }, 'The diff is of the saved template, not your unsaved text.'));
+    try {
+      const q = this.diffAgainst ? `?against=${enc(this.diffAgainst)}` : '';
+      const { body } = await call<TemplateDiff>('GET', `/templates/${enc(this.name)}/diff${q}`);
+      clear(out);
+      out.append(diffView(body, this.detail.card));
+    } catch (e) {
+      clear(out);
+      out.append(h('p', { class: 'callout' }, e instanceof ApiError && e.status === 409 ? `Nothing to compare with: ${e.detail}` : errorText(e)));
+    }
+  }
+
+  private revert(): void {
+    this.editor.setText(this.detail.source, { problems: this.detail.problems });
+    clear(this.notices);
+  }
+
+  private async save(text = this.editor.text, etag = this.etag): Promise<void> {
+    this.saveButton.disabled = true;
+    clear(this.notices);
+    try {
+      await call('PUT', `/templates/${enc(this.name)}`, { body: { source: text }, ifMatch: etag });
+      await this.refresh('Saved.');
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 412) this.conflict(text);
+      else if (e instanceof ApiError && e.status === 422) {
+        this.editor.showProblems(e.problems);
+        this.notice('error', 'Not saved: the service found errors; they are listed under the source.');
+      } else this.notice('error', `Not saved: ${errorText(e)}`);
+      this.renderSave(this.editor.status);
+    }
+  }
+
+  /** 412: someone saved or reset this template since we read it. Keep the text; offer reload, the difference, or overwrite. */
+  private conflict(mine: string): void {
+    const diffOut = h('div', {});
+    const box = h(
+      'div',
+      { class: 'callout error conflict', role: 'alert' },
+      h('p', {}, h('strong', {}, 'Not saved: this template changed elsewhere'), ' since you opened it (another tab or window saved or reset it). Your text is still in the editor.'),
+      h(
+        'p',
+        { class: 'actions' },
+        h('button', { type: 'button', onclick: () => void this.refresh('Reloaded the saved version.').then(() => clear(this.notices)) }, 'Reload the saved version'),
+        h('button', { type: 'button', onclick: () => void this.showDifference(mine, diffOut) }, 'Show the difference'),
+        h('button', { type: 'button', class: 'danger', onclick: () => void this.overwrite(mine) }, 'Save mine over it'),
+      ),
+      diffOut,
+    );
+    clear(this.notices);
+    this.notices.append(box);
+  }
+
+  private async showDifference(mine: string, out: HTMLElement): Promise<void> {
+    const { body } = await call<TemplateDetail>('GET', `/templates/${enc(this.name)}`);
+    clear(out);
+    out.append(
+      h('p', {}, `Lines marked − are in the saved version (${stateInfo(body.state).label}); lines marked + are yours.`),
+      lineDiffView(hunks(lineDiff(body.source, mine)), 'Saved version against your text'),
+    );
+  }
+
+  private async overwrite(mine: string): Promise<void> {
+    const { etag } = await call<TemplateDetail>('GET', `/templates/${enc(this.name)}`);
+    await this.save(mine, etag);
+  }
+
+  private reset(): void {
+    confirmInline(
+      this.notices,
+      `Reset ${this.name}? Your copy is removed and the shipped template loads.`,
+      'Yes, reset',
+      async () => {
+        try {
+          await call('POST', '/settings/template-reset', { body: { name: this.name }, ifMatch: this.etag });
+          await this.refresh('Reset to shipped.');
+        } catch (e) {
+          this.failed('Not reset', e);
+        }
+      },
+    );
+  }
+
+  private async acknowledge(): Promise<void> {
+    try {
+      await call('POST', '/settings/template-acknowledge', { body: { name: this.name }, ifMatch: this.etag });
+      await this.refresh('Acknowledged today’s shipped version; your copy is kept.');
+    } catch (e) {
+      this.failed('Not acknowledged', e);
+    }
+  }
+
+  private async rebase(): Promise<void> {
+    clear(this.notices);
+    try {
+      const { body } = await call<RebaseResult>('POST', `/templates/${enc(this.name)}/rebase`, { body: {} });
+      const n = count(body.conflicts);
+      this.notices.append(
+        h(
+          'section',
+          { class: 'callout rebase', 'aria-label': 'Rebase preview' },
+          h('h3', {}, 'Your copy merged onto today’s shipped version'),
+          h('p', {}, n === 0 ? 'No conflicts.' : `${n} conflict${n === 1 ? '' : 's'}, marked in the text.`, ' ', body.valid ? 'The result is valid.' : `The result is not valid (${count(body.problems)} problems).`, ' Nothing is written until you save.'),
+          unifiedView(body.merged, 'Merged text'),
+          h(
+            'p',
+            { class: 'actions' },
+            h('button', { type: 'button', class: 'primary', onclick: () => {
+              this.editor.setText(body.merged);
+              clear(this.notices);
+              location.hash = `#/templates/${this.name}`;
+              say('Merged text loaded into the editor; check it, then save.');
+            } }, 'Use this'),
+            h('button', { type: 'button', onclick: () => clear(this.notices) }, 'Close'),
+          ),
+        ),
+      );
+    } catch (e) {
+      this.failed('No rebase', e);
+    }
+  }
+
+  private remove(): void {
+    confirmInline(this.notices, `Delete ${this.name}? The file is removed from the library.`, 'Yes, delete', async () => {
+      try {
+        await call('DELETE', `/templates/${enc(this.name)}`, { ifMatch: this.etag });
+        say(`Deleted ${this.name}.`);
+        location.hash = '#/';
+      } catch (e) {
+        this.failed('Not deleted', e);
+      }
+    });
+  }
+
+  private failed(what: string, e: unknown): void {
+    if (e instanceof ApiError && e.status === 412) {
+      this.notice('error', `${what}: the template changed elsewhere. Reload to see it.`);
+      this.notices.append(h('button', { type: 'button', onclick: () => void this.refresh('Reloaded.').then(() => clear(this.notices)) }, 'Reload'));
+    } else this.notice('error', `${what}: ${errorText(e)}`);
+  }
+
+  private notice(kind: 'error' | 'ok', text: string): void {
+    clear(this.notices);
+    this.notices.append(h('p', { class: `callout ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text));
+  }
+}
+
+export function errorText(e: unknown): string {
+  if (e instanceof ApiError) return `${e.detail} (${e.code})`;
+  return e instanceof Error ? e.message : String(e);
+}

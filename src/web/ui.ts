@@ -1,0 +1,34 @@
+import { clear, h } from './dom.js';
+import { stateInfo } from './states.js';
+
+/** Small shared pieces: the state badge, the live status line, an inline confirmation. */
+export function badge(state: string): HTMLElement {
+  return h('span', { class: `badge state-${state}`, 'data-state': state }, stateInfo(state).label);
+}
+
+/** Announces a result in the page's one polite live region. */
+export function say(text: string): void {
+  const el = document.getElementById('status');
+  if (!el) return;
+  el.textContent = text;
+  el.hidden = false;
+}
+
+/** An inline confirmation in place of `confirm()`: keyboard-reachable, named, and it never blocks the page. */
+export function confirmInline(where: HTMLElement, question: string, yes: string, onYes: () => Promise<void>): void {
+  clear(where);
+  const yesButton = h('button', { type: 'button', class: 'danger', onclick: async () => {
+    yesButton.disabled = true;
+    clear(where);
+    await onYes();
+  } }, yes);
+  where.append(
+    h(
+      'div',
+      { class: 'callout confirm', role: 'group', 'aria-label': 'Confirm' },
+      h('p', {}, question),
+      h('p', { class: 'actions' }, yesButton, h('button', { type: 'button', onclick: () => clear(where) }, 'Cancel')),
+    ),
+  );
+  yesButton.focus();
+}
