@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerErrorHandling } from './http/errors.js';
-import { serverOptions } from './http/guard-server.js';
+import { guardPlugin, serverOptions } from './http/guard.js';
 import { compareRoutes } from './http/routes/compare.js';
 import { metaRoutes } from './http/routes/meta.js';
 import { roleRoutes } from './http/routes/roles.js';
@@ -38,9 +38,10 @@ export interface AppOptions {
   loggerInstance?: FastifyBaseLogger;
   /** bearer token every /api request must carry; null or absent for none (loopback only) */
   token?: string | null;
-  /** the host and port the service is reached at, for the Host and Origin checks */
-  host?: string;
+  /** the port Host and Origin must carry; default 0: the port the server is bound to */
   port?: number;
+  /** extra host names the service answers to (DESK_ALLOWED_HOSTS); default none */
+  allowedHosts?: string[];
 }
 
 export type App = FastifyInstance;
@@ -59,11 +60,18 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     // schemas say additionalProperties: false), types are not coerced, and no
     // default is filled in behind the client's back.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
+    // One line per request (§5), written below when the answer is sent,
+    // instead of fastify's two ("incoming request", "request completed").
+    disableRequestLogging: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
-  // Bodies are JSON only; fastify would otherwise parse text/plain into a string.
-  app.removeContentTypeParser('text/plain');
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), who: req.ip },
+      'request',
+    );
+  });
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
 
   let library = options.library;
@@ -87,9 +95,12 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
-  // TODO(guard): register `guardPlugin` from './http/guard.js' here once it lands —
-  // bearer token, Origin and Host checks (library-and-api.md §5), e.g.
-  //   await app.register(guardPlugin, { token: options.token ?? null, host: options.host, port: options.port });
+  // Host, Origin, bearer token and JSON-only bodies, before any route (§5, docs/security.md).
+  await app.register(guardPlugin, {
+    port: options.port ?? 0,
+    allowedHosts: options.allowedHosts ?? [],
+    ...(options.token ? { token: options.token } : {}),
+  });
 
   await app.register(
     async (api) => {

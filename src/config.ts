@@ -1,0 +1,64 @@
+/**
+ * Environment → options (library-and-api.md §5). Pure: reads the env object
+ * it is given, so tests pass their own; server.ts reports a ConfigError and
+ * exits 1.
+ */
+import { resolve } from 'node:path';
+import { checkListenAddress } from './http/guard.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  /** HOST; default 127.0.0.1 */
+  host: string;
+  /** PORT; default 8787 */
+  port: number;
+  /** DESK_LIBRARY_ROOT: unset → `.desk-library` in the working directory; set but empty → null (no root) */
+  libraryRoot: string | null;
+  /** DESK_TOKEN; required for a non-loopback HOST */
+  token: string | undefined;
+  /** LOG_LEVEL; default info */
+  logLevel: LogLevel;
+  /** DESK_ALLOWED_HOSTS, comma-separated extra host names; default none */
+  allowedHosts: string[];
+}
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_ROOT_DIR = '.desk-library';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
+  const host = env.HOST?.trim() || DEFAULT_HOST;
+  const port = parsePort(env.PORT);
+  const token = env.DESK_TOKEN?.trim() || undefined;
+  const refusal = checkListenAddress(host, token);
+  if (refusal) throw new ConfigError(refusal);
+
+  const rootVar = env.DESK_LIBRARY_ROOT;
+  const libraryRoot =
+    rootVar === undefined ? resolve(cwd, DEFAULT_ROOT_DIR) : rootVar.trim() === '' ? null : resolve(cwd, rootVar);
+
+  const level = (env.LOG_LEVEL?.trim() || 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new ConfigError(`LOG_LEVEL ${JSON.stringify(env.LOG_LEVEL)} is not one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const allowedHosts = (env.DESK_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return { host, port, libraryRoot, token, logLevel: level as LogLevel, allowedHosts };
+}
+
+function parsePort(value: string | undefined): number {
+  const v = value?.trim();
+  if (!v) return DEFAULT_PORT;
+  if (!/^\d{1,5}$/.test(v) || Number(v) > 65535) {
+    throw new ConfigError(`PORT ${JSON.stringify(value)} is not a port number (0–65535)`);
+  }
+  return Number(v);
+}
