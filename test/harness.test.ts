@@ -35,7 +35,7 @@ interface RawNode {
   when?: { on_path: string };
 }
 interface RawTemplate {
-  template: { closes_ticket?: boolean };
+  template: { closes_ticket?: boolean; purpose: string };
   nodes: Record<string, RawNode>;
   cords: { from: string; to: string }[];
 }
@@ -176,5 +176,21 @@ describe('built-in roles', () => {
       for (const tool of kit.tools as string[]) expect(isTool(tool), tool).toBe(true);
       expect(new Set(kit.tools as string[]).size).toBe((kit.tools as string[]).length);
     });
+  });
+});
+
+describe('docs/harness.md', () => {
+  const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'harness.md'), 'utf8');
+
+  it.each(templateNames)('has a section for %s quoting its purpose', (name) => {
+    const start = doc.indexOf(`### ${name}\n`);
+    expect(start).toBeGreaterThanOrEqual(0);
+    const next = doc.indexOf('\n#', start + 1);
+    const section = doc.slice(start, next === -1 ? undefined : next);
+    expect(section).toContain(raw(name).template.purpose);
+  });
+
+  it.each(roleNames)('has a table row for the %s role', (name) => {
+    expect(doc).toContain(`| \`${name}\` |`);
   });
 });
