@@ -26,15 +26,23 @@ export { serverOptions } from './guard-server.js';
 
 export interface GuardOptions {
   /**
-   * The port the service listens on: Host and Origin must carry it. `0`
-   * (listen on any free port, as tests do) or a function means "ask when a
-   * request comes": `0` reads the port the server is bound to.
+   * The port the service listens on: Host and Origin must carry it. A
+   * function is asked on every request. `0` (listen on any free port, as
+   * tests do) reads the port the server is bound to; before `listen` — only
+   * `app.inject` can send a request then — it reads as 80, the port of
+   * inject's default `Host: localhost:80`.
    */
   port: number | (() => number);
+  /**
+   * The listen address (HOST). A specific non-loopback address or name is
+   * how other machines reach the service, so it is allowed as a Host name;
+   * wildcards (`0.0.0.0`, `::`) name nothing. Default none.
+   */
+  host?: string;
   /** extra allowed host names, e.g. from DESK_ALLOWED_HOSTS: `name` or `name:port`. Default none. */
   allowedHosts?: string[];
   /** when set every /api request needs Authorization: Bearer. Default none (loopback only). */
-  token?: string;
+  token?: string | null;
 }
 
 /** Methods a browser page may send cross-origin without changing anything. */
@@ -45,7 +53,7 @@ const OWN_FETCH_SITES = new Set(['same-origin', 'none']);
 const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
 const guard: FastifyPluginAsync<GuardOptions> = async (app, options) => {
-  const extra: Authority[] = parseAllowedHosts(options.allowedHosts ?? []);
+  const extra: Authority[] = parseAllowedHosts([...listenName(options.host), ...(options.allowedHosts ?? [])]);
   const port = portReader(app, options.port);
   const token = options.token?.trim() ? sha256(options.token.trim()) : undefined;
 
@@ -126,8 +134,14 @@ function portReader(app: FastifyInstance, port: number | (() => number)): () => 
   if (port !== 0) return () => port;
   return () => {
     const a = app.server.address() as AddressInfo | string | null;
-    return typeof a === 'object' && a !== null ? a.port : 0;
+    return typeof a === 'object' && a !== null ? a.port : 80;
   };
+}
+
+/** The listen address as an allowed name, unless it is a wildcard. */
+function listenName(host: string | undefined): string[] {
+  const h = host?.trim() ?? '';
+  return h === '' || h === '0.0.0.0' || h === '::' || h === '[::]' ? [] : [h];
 }
 
 export const guardPlugin = fp(guard, { fastify: '5.x', name: 'desk-guard' });
