@@ -5,7 +5,7 @@
  */
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerErrorHandling } from './http/errors.js';
 import { guardPlugin, serverOptions } from './http/guard.js';
 import { compareRoutes } from './http/routes/compare.js';
@@ -62,7 +62,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
     // One line per request (§5), written below when the answer is sent,
     // instead of fastify's two ("incoming request", "request completed").
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
