@@ -1,27 +1,11 @@
 import { ApiError, call, enc } from './api.js';
 import { add, clear, h } from './dom.js';
 import { canReset, stateInfo } from './states.js';
+import { KNOWN_TOOLS } from './known-tools.js';
 import { errorText } from './template-view.js';
 import type { Kit, RoleDetail } from './types.js';
 import { badge, confirmInline, say } from './ui.js';
 
-/**
- * Tools a kit can list (template-format.md §4). The page is built apart from
- * the service, so the list is repeated here; test/web-units.test.ts checks it
- * against src/template/catalog/tools.ts. Tools in a kit that are not listed
- * still show, so nothing is dropped silently.
- */
-export const KNOWN_TOOLS = [
-  'web.fetch',
-  'web.search',
-  'shell.run',
-  'workspace.read',
-  'workspace.write',
-  'tickets.read',
-  'tickets.update',
-  'documents.read',
-  'documents.write',
-] as const;
 
 /** One role: role.md and the kit's tools, saved with POST /api/desk/role, with its own reset. */
 export async function rolePage(name: string): Promise<HTMLElement> {
