@@ -5,8 +5,8 @@
  */
 import type { Socket } from 'node:net';
 import type { Server } from 'node:http';
-import type { FastifyHttpOptions } from 'fastify';
-import { problemDetails } from './errors.js';
+import type { FastifyError, FastifyHttpOptions, FastifyReply, FastifyRequest } from 'fastify';
+import { problemDetails, sendProblem } from './errors.js';
 
 /** The body cap of library-and-api.md §5; past it fastify answers 413. */
 export const BODY_LIMIT = 1_048_576;
@@ -34,6 +34,24 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   socket.destroy(err);
 }
 
+/**
+ * fastify refuses some URLs before routing, so before any hook or the error
+ * handler: `/api%` (undecodable) and a path parameter over maxParamLength
+ * (100). Answer them as problem+json like every other refusal. The only
+ * path parameters are names (at most 64 characters), so an over-long one is
+ * an invalid name.
+ */
+export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    sendProblem(reply, problemDetails('invalid_name', 'a name in the path is too long'));
+  } else if (err.code === 'FST_ERR_BAD_URL') {
+    sendProblem(reply, problemDetails('bad_request', 'the path is not a valid URL'));
+  } else {
+    reply.log.error({ err }, 'request failed before routing');
+    sendProblem(reply, problemDetails('internal', 'the service failed to answer; the error is in its log'));
+  }
+}
+
 export const serverOptions = {
   bodyLimit: BODY_LIMIT,
   // A body with `__proto__` or `constructor.prototype` is refused (400), not
@@ -59,4 +77,5 @@ export const serverOptions = {
   // caller must not be able to forge it.
   trustProxy: false,
   clientErrorHandler,
+  frameworkErrors,
 } as const satisfies FastifyHttpOptions<Server>;
