@@ -5,7 +5,7 @@
  * nodes.ts, cords.ts and graph.ts and report through the same `Walk`.
  */
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { type Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
+import { type Alias, type Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
 import { pointer, type Problem, type ProblemCode, problem } from './problems.js';
 import { positionAt } from './read.js';
 import { PATTERN_HINTS } from './schema.js';
@@ -27,11 +27,13 @@ export class Walk {
   constructor(
     readonly doc: Document.Parsed,
     readonly lineCounter: LineCounter,
+    /** the reader's alias → target map; `Alias.resolve` walks the whole document per call */
+    readonly aliasTargets?: ReadonlyMap<Alias, Node>,
   ) {}
 
-  /** Follows an alias to its anchored node (the reader has capped aliases, so this is cheap). */
+  /** Follows an alias to its anchored node (the reader has capped and checked aliases). */
   resolve(node: unknown): YNode {
-    if (isAlias(node)) return node.resolve(this.doc) ?? null;
+    if (isAlias(node)) return this.aliasTargets?.get(node) ?? node.resolve(this.doc) ?? null;
     return node as YNode;
   }
 
