@@ -14,19 +14,14 @@ import { roleRoutes } from './http/routes/roles.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { templateRoutes } from './http/routes/templates.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
+import { type LibraryOptions, openLibrary } from './library/library.js';
 import type { Library } from './library/types.js';
+import { type WebOptions, webPlugin } from './http/static.js';
 
 export const API_PREFIX = '/api/desk';
 
-/** What openLibrary takes (src/library/library.ts). */
-export interface LibraryOpenOptions {
-  /** the operator's folder; null for a library that holds only the shipped files */
-  root: string | null;
-  /** where the shipped templates and roles are; default the repo's harness/ */
-  harnessDir?: string;
-  /** names registered by code as read-only (input templates) */
-  readOnlyTemplates?: Iterable<string> | Record<string, string>;
-}
+/** What openLibrary takes, less the logger: the app passes a child of its own. */
+export type LibraryOpenOptions = Omit<LibraryOptions, 'logger'>;
 
 export interface AppOptions {
   /** a library the caller opened and will close; else `libraryOptions` opens one that the app closes */
@@ -42,15 +37,11 @@ export interface AppOptions {
   port?: number;
   /** extra host names the service answers to (DESK_ALLOWED_HOSTS); default none */
   allowedHosts?: string[];
+  /** where the settings page's files are, or false to serve no page; default the package's */
+  web?: WebOptions | false;
 }
 
 export type App = FastifyInstance;
-
-async function openFromOptions(opts: LibraryOpenOptions, logger: FastifyBaseLogger): Promise<Library> {
-  // Loaded lazily so an app given a ready library never touches the file system layer.
-  const { openLibrary } = await import('./library/library.js');
-  return openLibrary({ ...opts, logger });
-}
 
 export async function buildApp(options: AppOptions = {}): Promise<App> {
   const app = Fastify({
@@ -77,7 +68,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
   let library = options.library;
   if (!library) {
     if (!options.libraryOptions) throw new Error('buildApp needs a library or libraryOptions');
-    library = await openFromOptions(options.libraryOptions, app.log.child({ component: 'library' }));
+    library = await openLibrary({ ...options.libraryOptions, logger: app.log.child({ component: 'library' }) });
     const opened = library;
     app.addHook('onClose', async () => opened.close());
   }
@@ -115,7 +106,8 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     { prefix: API_PREFIX },
   );
 
-  // TODO(web): register `webPlugin` from './http/static.js' here once it lands (the settings page).
+  // The settings page at `/`.
+  if (options.web !== false) await app.register(webPlugin, options.web ?? {});
 
   return app;
 }

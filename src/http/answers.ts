@@ -95,11 +95,11 @@ export function withEtag(reply: FastifyReply, etag: string): FastifyReply {
 
 /**
  * The If-Match value handed to the library, which compares it strongly with
- * the current ETag (RFC 9110 §13.1.1: a weak tag never matches). `*` asks only
- * that some version exists, so it sets no tag.
+ * the current ETag (RFC 9110 §13.1.1: `*` or a list of strong tags; a weak
+ * tag never matches). A repeated header is one list.
  */
 export function ifMatch(header: string | string[] | undefined): string | undefined {
   const raw = Array.isArray(header) ? header.join(', ') : header;
   const v = raw?.trim();
-  return v === undefined || v === '' || v === '*' ? undefined : v;
+  return v === undefined || v === '' ? undefined : v;
 }
