@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DeskError } from '../errors.js';
+import { type FsContext, fault, fsyncDir, lstatOrNull, mapFsError, safeDir, safeTarget } from './fs-safe.js';
+
+/**
+ * Durable writes inside the library root (library-and-api.md §3). Written by
+ * hand rather than with write-file-atomic because that package follows links,
+ * and every path here must be lstat-checked from the root down first.
+ *
+ * Each step is announced to the fault hook as `<step>:<phase>`; the phases in
+ * order are open, write, fsync, rename, fsync-dir (and cleanup on failure).
+ */
+
+/** Prefix of every temporary file; recovery removes leftovers and listing never shows them. */
+export const TEMP_PREFIX = '.tmp-';
+
+/** temp file in the same folder → write → fsync → rename over the target → fsync the folder. */
+export async function writeFileAtomic(ctx: FsContext, segs: readonly string[], data: string | Buffer, step: string): Promise<void> {
+  const target = await safeTarget(ctx, segs, true);
+  if (!target) throw new DeskError('library_unwritable', 'the library folder is missing');
+  const tmp = join(target.dir, `${TEMP_PREFIX}${segs[segs.length - 1]}-${randomBytes(6).toString('hex')}`);
+  let fh: Awaited<ReturnType<typeof open>> | undefined;
+  let created = false;
+  try {
+    await fault(ctx, `${step}:open`);
+    fh = await open(tmp, 'wx', 0o644);
+    created = true;
+    await fault(ctx, `${step}:write`);
+    await fh.writeFile(data);
+    await fault(ctx, `${step}:fsync`);
+    await fh.sync();
+    await fh.close();
+    fh = undefined;
+    await fault(ctx, `${step}:rename`);
+    await rename(tmp, target.path);
+    created = false;
+    await fault(ctx, `${step}:fsync-dir`);
+    await fsyncDir(target.dir);
+  } catch (e) {
+    await fh?.close().catch(() => {});
+    if (created) await cleanup(ctx, tmp, step);
+    throw mapFsError(e);
+  }
+}
+
+async function cleanup(ctx: FsContext, tmp: string, step: string): Promise<void> {
+  try {
+    // a simulated crash makes this throw too, leaving the temp file for recovery
+    await fault(ctx, `${step}:cleanup`);
+    await unlink(tmp);
+  } catch {
+    // best effort: recovery at the next start removes any `.tmp-*`
+  }
+}
+
+/** Removes a file if present and flushes its folder; true when something was removed. */
+export async function removeFileDurable(ctx: FsContext, segs: readonly string[], step: string): Promise<boolean> {
+  const target = await safeTarget(ctx, segs, false);
+  if (!target) return false;
+  if (!(await lstatOrNull(target.path))) return false;
+  try {
+    await fault(ctx, `${step}:unlink`);
+    await unlink(target.path);
+    await fault(ctx, `${step}:fsync-dir`);
+    await fsyncDir(target.dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw mapFsError(e);
+  }
+  return true;
+}
+
+/** Removes a folder and what is in it (links inside are removed, never followed), then flushes its parent. */
+export async function removeTreeDurable(ctx: FsContext, segs: readonly string[], step: string): Promise<boolean> {
+  const dir = await safeDir(ctx, segs, false);
+  if (!dir) return false;
+  try {
+    await fault(ctx, `${step}:rm`);
+    await rm(dir, { recursive: true, force: true });
+    await fault(ctx, `${step}:fsync-dir`);
+    await fsyncDir(join(dir, '..'));
+  } catch (e) {
+    throw mapFsError(e);
+  }
+  return true;
+}
