@@ -1,0 +1,90 @@
+import { mkdir, realpath } from 'node:fs/promises';
+import { DeskError } from '../errors.js';
+import { harnessDir as defaultHarnessDir } from '../paths.js';
+import { validateTemplate } from '../template/validate.js';
+import type { LibraryContext, LibraryLogger, WriteGuard } from './context.js';
+import { FileCache } from './file-cache.js';
+import type { FaultHook, FsContext } from './fs-safe.js';
+import { READ_ONLY_TEMPLATES } from './read-only.js';
+import { recoverRoot } from './recovery.js';
+import { acquireRootLock } from './root-lock.js';
+import { loadShipped } from './shipped.js';
+import { roleOps } from './role-ops.js';
+import { templateOps } from './template-ops.js';
+import type { Library } from './types.js';
+import { KeyedQueue } from './queue.js';
+
+export interface LibraryOptions {
+  /** The operator's folder; created when missing. Default: none — null means shipped only, and every write is refused. */
+  root: string | null;
+  /** Shipped templates and built-in roles. Default: the package's `harness/` (found from the module, so src/ and dist/src/ both work). */
+  harnessDir?: string;
+  /** Code-registered read-only templates, name → source. Default: READ_ONLY_TEMPLATES (src/library/read-only.ts). */
+  readOnlyTemplates?: ReadonlyMap<string, string>;
+  /** pino-compatible; one line per write. Default: logs nothing. */
+  logger?: LibraryLogger;
+  /** Clock in ms, for the lock's `started` and the cache's racy-file rule. Default: Date.now. */
+  now?: () => number;
+  /** Test hook called before every file-system step of a write; throwing simulates a crash there. Default: none. */
+  faults?: FaultHook;
+  /** The template validator. Default: validateTemplate (src/template/validate.ts); tests may pass a stand-in. */
+  validate?: typeof validateTemplate;
+}
+
+const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
+
+/**
+ * Opens the library (library-and-api.md §1–3): takes the root's lock,
+ * finishes or discards what a crash left behind, reads the shipped files
+ * once. The answer implements the Library contract in types.ts.
+ */
+export async function openLibrary(options: LibraryOptions): Promise<Library> {
+  const logger = options.logger ?? silent;
+  const now = options.now ?? Date.now;
+  const shipped = await loadShipped(options.harnessDir ?? defaultHarnessDir);
+  let fs: FsContext | null = null;
+  let lock: Awaited<ReturnType<typeof acquireRootLock>> | null = null;
+  if (options.root !== null) {
+    await mkdir(options.root, { recursive: true });
+    // the operator chose this folder, links and all; below it, nothing is followed
+    const root = await realpath(options.root);
+    fs = { root, faults: options.faults };
+    lock = await acquireRootLock(root, now);
+    try {
+      const done = await recoverRoot(fs);
+      if (done.templates.length || done.roles.length) logger.warn(done, 'finished writes interrupted before the last stop');
+    } catch (e) {
+      await lock.release();
+      throw e;
+    }
+  }
+  const ctx: LibraryContext = {
+    fs,
+    shipped,
+    readOnly: options.readOnlyTemplates ?? READ_ONLY_TEMPLATES,
+    cache: new FileCache(now),
+    validate: options.validate ?? validateTemplate,
+    memo: new Map(),
+    logger,
+  };
+  const queue = new KeyedQueue();
+  let closed = false;
+  const guard: WriteGuard = {
+    queue,
+    writable() {
+      if (closed) throw new DeskError('internal', 'the library is closed');
+      if (!ctx.fs) throw new DeskError('no_library_root', 'the service runs without a library root; start it with DESK_LIBRARY_ROOT to save');
+      return ctx.fs;
+    },
+  };
+  return {
+    root: fs?.root ?? null,
+    ...templateOps(ctx, guard),
+    ...roleOps(ctx, guard),
+    async close() {
+      closed = true;
+      await queue.idle();
+      await lock?.release();
+    },
+  };
+}

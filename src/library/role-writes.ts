@@ -1,0 +1,31 @@
+import { removeFileDurable, removeTreeDurable, writeFileAtomic } from './atomic-write.js';
+import { type FsContext, safeDir, safeTarget } from './fs-safe.js';
+import { formatRoleIntent, type RoleIntent, roleIntentFile } from './intents.js';
+import { applyRoleSave } from './recovery.js';
+
+/**
+ * The file steps of role writes. A role is up to three files, so every write
+ * is a redo record first (`roles/.<name>.intent`, see intents.ts): once it is
+ * on disk the write is decided, and readers and recovery both apply it.
+ */
+
+async function precheck(fs: FsContext, name: string): Promise<void> {
+  await safeTarget(fs, ['roles', roleIntentFile(name)], true);
+  // a link at the role folder or at any of its files is refused before anything is written
+  const dir = await safeDir(fs, ['roles', name], false);
+  if (dir) for (const f of ['role.md', 'kit.json', '.shipped']) await safeTarget(fs, ['roles', name, f], false);
+}
+
+export async function writeRoleSave(fs: FsContext, name: string, intent: Extract<RoleIntent, { op: 'save' }>): Promise<void> {
+  await precheck(fs, name);
+  await writeFileAtomic(fs, ['roles', roleIntentFile(name)], formatRoleIntent(intent), 'intent');
+  await applyRoleSave(fs, name, intent);
+  await removeFileDurable(fs, ['roles', roleIntentFile(name)], 'intent-remove');
+}
+
+export async function writeRoleReset(fs: FsContext, name: string): Promise<void> {
+  await precheck(fs, name);
+  await writeFileAtomic(fs, ['roles', roleIntentFile(name)], formatRoleIntent({ op: 'reset' }), 'intent');
+  await removeTreeDurable(fs, ['roles', name], 'folder-remove');
+  await removeFileDurable(fs, ['roles', roleIntentFile(name)], 'intent-remove');
+}

@@ -1,0 +1,138 @@
+import { DeskError } from '../errors.js';
+import { isTemplateName } from '../template/names.js';
+import type { LibraryContext, WriteGuard } from './context.js';
+import type { FsContext } from './fs-safe.js';
+import { ifMatchPasses, sha256Hex } from './markers.js';
+import { readTemplateCopy } from './operator.js';
+import { recoverTemplate } from './recovery.js';
+import { listTemplateEntries, snapshotCatalogue, templateEntry } from './template-entries.js';
+import { readKeptBase, writeTemplateAcknowledge, writeTemplateDelete, writeTemplateReset, writeTemplateSave } from './template-writes.js';
+import type { Library, TemplateEntry, WriteOptions } from './types.js';
+
+/**
+ * The template half of the Library contract. Every write: name checked
+ * before any path is built, refused when read-only or rootless, then — inside
+ * the name's queue slot — earlier intents resolved, If-Match compared with
+ * the entry as it is now, files written, and one log line.
+ */
+
+/** Names are checked before any path is built from them. */
+export function checkTemplateName(name: string): void {
+  if (typeof name !== 'string' || !isTemplateName(name)) throw new DeskError('invalid_name', 'a template name is lowercase letters, digits and dashes, at most 64');
+}
+
+type TemplateOps = Pick<Library, 'catalogue' | 'listTemplates' | 'getTemplate' | 'saveTemplate' | 'resetTemplate' | 'acknowledgeTemplate' | 'deleteTemplate' | 'keptBase'>;
+
+/**
+ * Runs a write's file steps. If one fails, the name's intent is resolved
+ * straight away and the answer follows what is now on disk: a write that
+ * passed its commit point succeeded (the rest is finished here or at the next
+ * start), one that did not changed nothing and reports the failure.
+ */
+export async function settle(ctx: LibraryContext, name: string, steps: () => Promise<unknown>, recover: () => Promise<void>, landed: () => Promise<boolean>): Promise<void> {
+  try {
+    await steps();
+  } catch (e) {
+    await recover().catch(() => {});
+    if (await landed().catch(() => false)) {
+      ctx.logger.warn({ name, code: (e as { code?: string }).code }, 'write landed; its last steps finish at the next start');
+      return;
+    }
+    throw e;
+  }
+}
+
+export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps {
+  const get = async (name: string) => templateEntry(ctx, name, await snapshotCatalogue(ctx));
+
+  /** Common front of every write: refusals that need no file, then the queue slot with the entry as it is now. */
+  async function write<T>(
+    name: string,
+    opts: WriteOptions | undefined,
+    op: string,
+    body: (fs: FsContext, before: TemplateEntry | null) => Promise<T>,
+    pre?: () => void | Promise<void>,
+  ): Promise<T> {
+    checkTemplateName(name);
+    if (ctx.readOnly.has(name)) throw new DeskError('read_only', `${name} is registered read-only`);
+    const fs = guard.writable();
+    await pre?.();
+    return guard.queue.run(`template:${name}`, async () => {
+      await recoverTemplate(fs, name);
+      const before = await get(name);
+      if (!ifMatchPasses(opts?.ifMatch, before?.etag ?? null)) throw new DeskError('precondition_failed', `${name} changed since it was read`);
+      const out = await body(fs, before);
+      const after = await get(name);
+      ctx.logger.info({ name, kind: 'template', op, before: before?.state ?? null, after: after?.state ?? null, who: opts?.who ?? null }, `template ${op}`);
+      return out;
+    });
+  }
+
+  const mustGet = async (name: string) => (await get(name)) ?? Promise.reject(new DeskError('not_found', `no template ${name}`));
+
+  return {
+    async catalogue() {
+      return (await snapshotCatalogue(ctx)).catalogue;
+    },
+    listTemplates: () => listTemplateEntries(ctx),
+    async getTemplate(name) {
+      checkTemplateName(name);
+      return get(name);
+    },
+    async saveTemplate(name, source, opts) {
+      // validation comes first (spec §4): an invalid body is 422 whatever If-Match says
+      const validateFirst = async () => {
+        const v = ctx.validate(source, { name, catalogue: (await snapshotCatalogue(ctx)).catalogue });
+        if (!v.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: v.problems });
+      };
+      return write(name, opts, 'saved', async (fs) => {
+        const shipped = ctx.shipped.templates.get(name) ?? null;
+        const hash = sha256Hex(source);
+        await settle(ctx, name, () => writeTemplateSave(fs, name, source, shipped), () => recoverTemplate(fs, name), async () => {
+          const view = await readTemplateCopy(ctx, name);
+          return view.copy.kind === 'file' && view.copy.hash === hash && (!shipped || view.marker?.copy === hash);
+        });
+        return mustGet(name);
+      }, validateFirst);
+    },
+    async resetTemplate(name, opts) {
+      const pre = () => {
+        if (!ctx.shipped.templates.has(name)) throw new DeskError('not_shipped', `${name} is not a shipped template`);
+      };
+      return write(name, opts, 'reset', async (fs, before) => {
+        if (before?.state !== 'shipped') {
+          await settle(ctx, name, () => writeTemplateReset(fs, name), () => recoverTemplate(fs, name), async () => (await readTemplateCopy(ctx, name)).copy.kind === 'missing');
+        }
+        return mustGet(name);
+      }, pre);
+    },
+    async acknowledgeTemplate(name, opts) {
+      return write(name, opts, 'acknowledged', async (fs, before) => {
+        if (!before) throw new DeskError('not_found', `no template ${name}`);
+        const shipped = ctx.shipped.templates.get(name);
+        const { marker } = await readTemplateCopy(ctx, name);
+        if (before.state !== 'shipped_changed_since' || !shipped || !marker) {
+          throw new DeskError('state_conflict', `${name} is ${before.state}; only a copy whose shipped version changed since can be acknowledged`);
+        }
+        await writeTemplateAcknowledge(fs, name, shipped, marker);
+        return mustGet(name);
+      });
+    },
+    async deleteTemplate(name, opts) {
+      const pre = () => {
+        if (ctx.shipped.templates.has(name)) throw new DeskError('not_custom', `${name} is shipped; reset it instead`);
+      };
+      await write(name, opts, 'deleted', async (fs, before) => {
+        if (!before) throw new DeskError('not_found', `no template ${name}`);
+        await settle(ctx, name, () => writeTemplateDelete(fs, name), () => Promise.resolve(), async () => (await readTemplateCopy(ctx, name)).copy.kind === 'missing');
+      }, pre);
+    },
+    async keptBase(name) {
+      checkTemplateName(name);
+      if (!ctx.fs || !ctx.shipped.templates.has(name)) return null;
+      const { copy, marker } = await readTemplateCopy(ctx, name);
+      if (copy.kind === 'missing' || !marker) return null;
+      return readKeptBase(ctx.fs, marker.shipped);
+    },
+  };
+}

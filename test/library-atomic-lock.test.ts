@@ -1,0 +1,132 @@
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { removeFileDurable, writeFileAtomic } from '../src/library/atomic-write.js';
+import { openLibrary } from '../src/library/library.js';
+import { acquireRootLock, LOCK_FILE, RootLockedError } from '../src/library/root-lock.js';
+import { codeOf, fixture, tempDir, tpl } from './library-helpers.js';
+
+const enospc = () => Object.assign(new Error('no space'), { code: 'ENOSPC' });
+
+describe('writeFileAtomic', () => {
+  test('writes the bytes, creates folders, leaves no temp file', async () => {
+    const root = await tempDir();
+    await writeFileAtomic({ root }, ['templates', 'a.yaml'], 'one\n', 'copy');
+    await writeFileAtomic({ root }, ['templates', 'a.yaml'], 'two\n', 'copy');
+    expect(await readFile(join(root, 'templates', 'a.yaml'), 'utf8')).toBe('two\n');
+    expect(await readdir(join(root, 'templates'))).toEqual(['a.yaml']);
+  });
+
+  test('announces its steps in order', async () => {
+    const root = await tempDir();
+    const steps: string[] = [];
+    await writeFileAtomic({ root, faults: (s) => void steps.push(s) }, ['x.yaml'], 'x', 'copy');
+    expect(steps).toEqual(['copy:open', 'copy:write', 'copy:fsync', 'copy:rename', 'copy:fsync-dir']);
+  });
+
+  test('ENOSPC mid-write → library_unwritable, old bytes kept, temp removed', async () => {
+    const root = await tempDir();
+    await writeFile(join(root, 'a.yaml'), 'old\n');
+    let thrown = false;
+    const faults = (s: string) => {
+      if (s === 'copy:fsync' && !thrown) {
+        thrown = true;
+        throw enospc();
+      }
+    };
+    expect(await codeOf(writeFileAtomic({ root, faults }, ['a.yaml'], 'new\n', 'copy'))).toBe('library_unwritable');
+    expect(await readFile(join(root, 'a.yaml'), 'utf8')).toBe('old\n');
+    expect(await readdir(root)).toEqual(['a.yaml']);
+  });
+
+  test('a link as the target is refused and left alone', async () => {
+    const root = await tempDir();
+    const outside = await tempDir();
+    await writeFile(join(outside, 'victim'), 'keep\n');
+    await symlink(join(outside, 'victim'), join(root, 'a.yaml'));
+    expect(await codeOf(writeFileAtomic({ root }, ['a.yaml'], 'x', 'copy'))).toBe('symlink_refused');
+    expect(await codeOf(removeFileDurable({ root }, ['a.yaml'], 'rm'))).toBe('symlink_refused');
+    expect(await readFile(join(outside, 'victim'), 'utf8')).toBe('keep\n');
+  });
+
+  test('a link as a folder on the way is refused, nothing written outside the root', async () => {
+    const root = await tempDir();
+    const outside = await tempDir();
+    await symlink(outside, join(root, 'templates'));
+    expect(await codeOf(writeFileAtomic({ root }, ['templates', 'a.yaml'], 'x', 'copy'))).toBe('symlink_refused');
+    expect(await readdir(outside)).toEqual([]);
+  });
+
+  test('path segments cannot climb out', async () => {
+    const root = await tempDir();
+    expect(await codeOf(writeFileAtomic({ root }, ['..', 'escape.yaml'], 'x', 'copy'))).toBe('invalid_name');
+    expect(await codeOf(writeFileAtomic({ root }, ['a/../../b'], 'x', 'copy'))).toBe('invalid_name');
+  });
+});
+
+describe('root lock', () => {
+  test('a second open on the same root refuses, naming the holder; close releases', async () => {
+    const fx = await fixture();
+    const lib = await fx.open();
+    const err = await fx.open().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RootLockedError);
+    expect((err as RootLockedError).holder).toMatchObject({ pid: process.pid, host: hostname() });
+    expect((err as Error).message).toContain(String(process.pid));
+    await lib.close();
+    await expect(readdir(fx.root)).resolves.not.toContain(LOCK_FILE);
+    const again = await fx.open();
+    await again.close();
+  });
+
+  test('the lock file holds {pid, host, started}', async () => {
+    const root = await tempDir();
+    const lock = await acquireRootLock(root, () => Date.UTC(2024, 0, 2));
+    expect(JSON.parse(await readFile(join(root, LOCK_FILE), 'utf8'))).toEqual({ pid: process.pid, host: hostname(), started: '2024-01-02T00:00:00.000Z' });
+    await lock.release();
+  });
+
+  test('a lock whose process is gone is taken over', async () => {
+    const fx = await fixture();
+    const child = spawn(process.execPath, ['-e', '']);
+    const pid = child.pid!;
+    await new Promise((r) => child.on('exit', r));
+    await writeFile(join(fx.root, LOCK_FILE), JSON.stringify({ pid, host: hostname(), started: '2020-01-01T00:00:00.000Z' }));
+    const lib = await fx.open();
+    expect(JSON.parse(await readFile(join(fx.root, LOCK_FILE), 'utf8')).pid).toBe(process.pid);
+    await lib.close();
+  });
+
+  test('a live process on another host is never taken over', async () => {
+    const fx = await fixture();
+    await writeFile(join(fx.root, LOCK_FILE), JSON.stringify({ pid: 1, host: 'elsewhere.example', started: 'x' }));
+    const err = await fx.open().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RootLockedError);
+    expect((err as RootLockedError).holder?.host).toBe('elsewhere.example');
+  });
+
+  test('the root itself may be reached through a link; its realpath is what the library holds', async () => {
+    const fx = await fixture();
+    const alias = join(fx.base, 'alias');
+    await symlink(fx.root, alias);
+    const lib = await openLibrary({ root: alias, harnessDir: fx.harness, readOnlyTemplates: new Map() });
+    expect(lib.root).toBe(await realpath(fx.root));
+    await lib.saveTemplate('mine', tpl('mine'));
+    expect(await readFile(join(fx.root, 'templates', 'mine.yaml'), 'utf8')).toBe(tpl('mine'));
+    await lib.close();
+  });
+});
+
+test('a templates folder that is a link refuses reads and writes with symlink_refused', async () => {
+  const fx = await fixture();
+  const outside = await tempDir();
+  await mkdir(join(outside, 't'));
+  await writeFile(join(outside, 't', 'evil.yaml'), tpl('evil'));
+  await symlink(join(outside, 't'), join(fx.root, 'templates'));
+  const lib = await fx.open();
+  expect(await codeOf(lib.listTemplates())).toBe('symlink_refused');
+  expect(await codeOf(lib.saveTemplate('mine', tpl('mine')))).toBe('symlink_refused');
+  expect(await readdir(join(outside, 't'))).toEqual(['evil.yaml']);
+  await lib.close();
+});
