@@ -42,14 +42,14 @@ export function graphDiffView(g: GraphDiff): HTMLElement {
     'div',
     { class: 'graph-diff' },
     section('Header changed', g.header.map(changeItem)),
-    section('Nodes added', g.nodes.added.map((n) => h('span', { class: 'add' }, h('code', {}, n.id), ` (${n.type})`))),
-    section('Nodes removed', g.nodes.removed.map((n) => h('span', { class: 'del' }, h('code', {}, n.id), ` (${n.type})`))),
+    section('Nodes added', g.nodes.added.map((n) => h('span', { class: 'gd-add' }, h('code', {}, n.id), ` (${n.type})`))),
+    section('Nodes removed', g.nodes.removed.map((n) => h('span', { class: 'gd-del' }, h('code', {}, n.id), ` (${n.type})`))),
     section(
       'Nodes changed',
       g.nodes.changed.map((n) => h('span', {}, h('code', {}, n.id), h('ul', {}, n.changes.map((c) => h('li', {}, changeItem(c)))))),
     ),
-    section('Cords added', g.cords.added.map((c) => h('span', { class: 'add' }, h('code', {}, `${c.from} → ${c.to}`)))),
-    section('Cords removed', g.cords.removed.map((c) => h('span', { class: 'del' }, h('code', {}, `${c.from} → ${c.to}`)))),
+    section('Cords added', g.cords.added.map((c) => h('span', { class: 'gd-add' }, h('code', {}, `${c.from} → ${c.to}`)))),
+    section('Cords removed', g.cords.removed.map((c) => h('span', { class: 'gd-del' }, h('code', {}, `${c.from} → ${c.to}`)))),
   );
 }
 

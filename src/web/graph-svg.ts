@@ -81,7 +81,7 @@ export function drawGraph(card: Pick<Card, 'name' | 'nodes' | 'cords' | 'header'
         s('title', {}, `${p.id}: ${nodeKind(n)}${n.profile ? `, profile ${n.profile}` : ''}; ${touches}`),
         s('rect', { width: BOX.width, height: BOX.height, rx: 7 }),
         s('text', { x: 10, y: 21, class: 'id' }, p.id),
-        s('text', { x: 10, y: 39, class: 'kind' }, clip(nodeKind(n), 24)),
+        s('text', { x: 10, y: 39, class: 'kind' }, clip(nodeKind(n), 22)),
         flag ? s('text', { x: BOX.width - 8, y: 14, class: 'flag', 'text-anchor': 'end' }, flag) : null,
       ),
     );

@@ -4,7 +4,7 @@
  * left to right. Nodes no path reaches go in one last column (the validator
  * warns about them). Pure: no DOM, so it is unit-tested.
  */
-export const BOX = { width: 168, height: 52, colGap: 76, rowGap: 30, pad: 24 } as const;
+export const BOX = { width: 156, height: 52, colGap: 60, rowGap: 30, pad: 20 } as const;
 
 export interface LayoutInput {
   nodes: readonly { id: string }[];

@@ -87,7 +87,7 @@ function templateRow(t: TemplateListItem): HTMLElement {
       t.edited_outside ? h('span', { class: 'tag outside' }, 'edited outside the service') : null,
     ),
     h('p', { class: 'purpose' }, t.purpose || '(no purpose)'),
-    t.state === 'shipped' ? null : h('p', { class: 'sentence' }, info.sentence),
+    info.sentence === info.label ? null : h('p', { class: 'sentence' }, info.sentence),
   );
 }
 
@@ -109,6 +109,6 @@ function roleRow(r: RoleListItem): HTMLElement {
       r.has_kit ? h('span', { class: 'tag' }, 'kit') : null,
       r.edited_outside ? h('span', { class: 'tag outside' }, 'edited outside the service') : null,
     ),
-    r.state === 'shipped' ? null : h('p', { class: 'sentence' }, info.sentence),
+    info.sentence === info.label ? null : h('p', { class: 'sentence' }, info.sentence),
   );
 }

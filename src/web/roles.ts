@@ -65,7 +65,7 @@ export async function rolePage(name: string): Promise<HTMLElement> {
       el,
       h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / roles / ', name),
       h('h2', {}, name, ' ', badge(role.state)),
-      h('p', { class: 'sentence', 'data-state': role.state }, stateInfo(role.state).sentence),
+      stateInfo(role.state).sentence === stateInfo(role.state).label ? null : h('p', { class: 'sentence', 'data-state': role.state }, stateInfo(role.state).sentence),
       role.edited_outside ? h('p', { class: 'callout warning', role: 'note' }, 'Edited outside the service: these files changed without a save here.') : null,
       h(
         'div',

@@ -100,7 +100,7 @@ export class TemplatePage {
       this.head,
       h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / templates / ', this.name),
       h('h2', {}, this.name, ' ', badge(d.state)),
-      h('p', { class: 'sentence', 'data-state': d.state }, info.sentence),
+      info.sentence === info.label ? null : h('p', { class: 'sentence', 'data-state': d.state }, info.sentence),
       d.edited_outside
         ? h('p', { class: 'callout warning', role: 'note' }, 'Edited outside the service: the file changed without a save here, so it was never validated on the way in.')
         : null,

@@ -1,0 +1,80 @@
+/**
+ * Shared setup for the browser tests and the screenshot script: build the
+ * page if its JS is stale, start the app on a temp library root on a free
+ * loopback port, and launch Debian's Chromium through playwright-core (never
+ * a downloaded browser).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { type App, buildApp } from '../../src/app.js';
+import { webPlugin } from '../../src/http/static.js';
+import { packageRoot } from '../../src/paths.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Why the suite cannot run here, or null. Outside CI a missing browser skips; in CI it fails. */
+export function browserMissing(): string | null {
+  if (existsSync(CHROMIUM)) return null;
+  if (process.env.CI) throw new Error(`${CHROMIUM} is missing; the e2e suite must run in CI (apt-get install chromium)`);
+  return `${CHROMIUM} is missing: skipping the settings-page e2e suite (apt-get install chromium to run it)`;
+}
+
+/** Compiles src/web to dist/web when any source is newer than its output, or it is missing. */
+export function buildWeb(): void {
+  const src = join(packageRoot, 'src', 'web');
+  const out = join(packageRoot, 'dist', 'web');
+  const stale = readdirSync(src)
+    .filter((f) => f.endsWith('.ts'))
+    .some((f) => {
+      const js = join(out, f.replace(/\.ts$/, '.js'));
+      return !existsSync(js) || statSync(js).mtimeMs < statSync(join(src, f)).mtimeMs;
+    });
+  if (!stale) return;
+  const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.web.json'], { cwd: packageRoot, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`web build failed:\n${r.stdout}${r.stderr}`);
+}
+
+export interface Served {
+  app: App;
+  root: string;
+  base: string;
+  close(): Promise<void>;
+}
+
+export async function serve(): Promise<Served> {
+  const dir = mkdtempSync(join(tmpdir(), 'desk-e2e-'));
+  const root = join(dir, 'library');
+  const app = await buildApp({ libraryOptions: { root } });
+  // app.ts registers the page; an app built before it did still gets it here.
+  if (!app.hasRoute({ method: 'GET', url: '/' })) await app.register(webPlugin);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = app.server.address();
+  if (!addr || typeof addr === 'string') throw new Error('no port');
+  return {
+    app,
+    root,
+    base: `http://127.0.0.1:${addr.port}`,
+    async close() {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}

@@ -1,0 +1,150 @@
+/**
+ * The settings page in a real browser (Debian's Chromium via playwright-core):
+ * the list, a save, a reset, an invalid edit, and a save that meets a change
+ * made elsewhere. Each test asserts states, bytes on disk, codes and lines.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { browserMissing, buildWeb, launch, type Served, serve } from './harness.js';
+
+const SHIPPED = ['batch', 'mock-first', 'quick-fix', 'research', 'research-brief', 'ticket-close', 'ticket-completion', 'write'];
+
+const missing = browserMissing();
+if (missing) console.warn(missing);
+
+describe.skipIf(missing !== null)('settings page (e2e)', () => {
+  let served: Served;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    buildWeb();
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    served = await serve();
+    page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+  });
+  afterEach(async () => {
+    await page?.close();
+    await served?.close();
+  });
+
+  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${served.base}/api/desk${path}`, {
+      method,
+      headers: { origin: served.base, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const copyPath = (name: string) => join(served.root, 'templates', `${name}.yaml`);
+  const source = (name: string) => page.getByRole('textbox', { name: `Source of ${name}` });
+  const badge = () => page.locator('.page-head h2 .badge');
+
+  async function open(name: string): Promise<void> {
+    await page.goto(`${served.base}/#/templates/${name}`);
+    await expect.poll(() => source(name).inputValue()).toContain(`name: ${name}`);
+  }
+
+  it('lists the eight shipped templates as shipped', async () => {
+    await page.goto(`${served.base}/#/`);
+    for (const name of SHIPPED) {
+      await page.getByRole('link', { name: `template ${name}, shipped`, exact: true }).waitFor();
+    }
+    const states = await page.locator('ul[aria-label="Templates"] > li').evaluateAll((lis) =>
+      lis.map((li) => [(li as HTMLElement).dataset.name, (li as HTMLElement).dataset.state]),
+    );
+    for (const name of SHIPPED) expect(states).toContainEqual([name, 'shipped']);
+    // the filter hides what does not match
+    await page.getByRole('searchbox', { name: 'Filter templates and roles' }).fill('quick');
+    expect(await page.locator('ul[aria-label="Templates"] > li:not([hidden])').count()).toBe(1);
+  });
+
+  it('saves an edited purpose: the template reads edited, the copy is on disk, the list agrees', async () => {
+    await open('quick-fix');
+    const before = await source('quick-fix').inputValue();
+    const edited = before.replace(/^ {2}purpose: .*$/m, '  purpose: One small ticket, fixed by one worker');
+    expect(edited).not.toBe(before);
+    await source('quick-fix').fill(edited);
+    const save = page.getByRole('button', { name: 'Save', exact: true });
+    await save.click(); // waits until live validation enables it
+    await expect.poll(() => badge().getAttribute('data-state')).toBe('edited');
+    expect(readFileSync(copyPath('quick-fix'), 'utf8')).toBe(edited);
+    expect(await save.isDisabled()).toBe(true);
+
+    await page.goto(`${served.base}/#/`);
+    await page.getByRole('link', { name: 'template quick-fix, edited', exact: true }).waitFor();
+  });
+
+  it('resets a copy after confirmation: shipped again and the file is gone', async () => {
+    const shipped = (await (await api('GET', '/templates/quick-fix')).json()) as { source: string };
+    const put = await api('PUT', '/templates/quick-fix', { source: shipped.source.replace('purpose: One small', 'purpose: A small') });
+    expect(put.status).toBe(200);
+    expect(existsSync(copyPath('quick-fix'))).toBe(true);
+
+    await open('quick-fix');
+    expect(await badge().getAttribute('data-state')).toBe('edited');
+    await page.getByRole('button', { name: 'Reset to shipped' }).click();
+    expect(existsSync(copyPath('quick-fix'))).toBe(true); // nothing happens before the confirmation
+    await page.getByRole('group', { name: 'Confirm' }).getByRole('button', { name: 'Yes, reset' }).click();
+    await expect.poll(() => badge().getAttribute('data-state')).toBe('shipped');
+    expect(existsSync(copyPath('quick-fix'))).toBe(false);
+    expect(await source('quick-fix').inputValue()).toBe(shipped.source);
+  });
+
+  it('marks an invalid edit at its line and keeps Save disabled', async () => {
+    await open('quick-fix');
+    const text = (await source('quick-fix').inputValue()).replace('profile: workspace_write', 'profile: everything');
+    const line = text.split('\n').findIndex((l) => l.includes('profile: everything')) + 1;
+    const column = text.split('\n')[line - 1]!.indexOf('everything') + 1;
+    await source('quick-fix').fill(text);
+
+    const item = page.locator('ul[aria-label="Problems"] > li[data-code="model.profile_unknown"]');
+    await item.waitFor();
+    expect(Number(await item.getAttribute('data-line'))).toBe(line);
+    await page.locator(`.gutter .ln.error[data-line="${line}"]`).waitFor();
+    expect(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
+
+    // clicking the problem puts the cursor on its line
+    await item.getByRole('button').click();
+    const caret = await source('quick-fix').evaluate((el) => (el as HTMLTextAreaElement).selectionStart);
+    const lines = text.slice(0, caret).split('\n');
+    expect(lines.length).toBe(line);
+    expect(lines[lines.length - 1]!.length + 1).toBe(column);
+    expect(existsSync(copyPath('quick-fix'))).toBe(false);
+  });
+
+  it('shows the conflict when the template changed elsewhere before the save', async () => {
+    await open('write');
+    const mine = (await source('write').inputValue()).replace(/^ {2}purpose: .*$/m, '  purpose: Mine, written in this tab');
+    await source('write').fill(mine);
+    await page.getByRole('button', { name: 'Save', exact: true }).waitFor();
+    await expect.poll(() => page.getByRole('button', { name: 'Save', exact: true }).isEnabled()).toBe(true);
+
+    // another tab saves first
+    const theirs = mine.replace('Mine, written in this tab', 'Theirs, saved in another tab');
+    expect((await api('PUT', '/templates/write', { source: theirs })).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'changed elsewhere' });
+    await alert.waitFor();
+    expect(readFileSync(copyPath('write'), 'utf8')).toBe(theirs); // our save changed nothing
+    expect(await source('write').inputValue()).toBe(mine); // and our text is kept
+
+    await alert.getByRole('button', { name: 'Show the difference' }).click();
+    const diff = page.getByLabel('Saved version against your text');
+    await diff.waitFor();
+    const diffText = await diff.innerText();
+    expect(diffText).toContain('-  purpose: Theirs, saved in another tab');
+    expect(diffText).toContain('+  purpose: Mine, written in this tab');
+
+    await alert.getByRole('button', { name: 'Reload the saved version' }).click();
+    await expect.poll(() => source('write').inputValue()).toBe(theirs);
+    expect(await badge().getAttribute('data-state')).toBe('edited');
+  });
+});
