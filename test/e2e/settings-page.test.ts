@@ -57,7 +57,7 @@ describe.skipIf(missing !== null)('settings page (e2e)', () => {
       await page.getByRole('link', { name: `template ${name}, shipped`, exact: true }).waitFor();
     }
     const states = await page.locator('ul[aria-label="Templates"] > li').evaluateAll((lis) =>
-      lis.map((li) => [(li as HTMLElement).dataset.name, (li as HTMLElement).dataset.state]),
+      lis.map((li) => [li.getAttribute('data-name'), li.getAttribute('data-state')]),
     );
     for (const name of SHIPPED) expect(states).toContainEqual([name, 'shipped']);
     // the filter hides what does not match
@@ -112,7 +112,7 @@ describe.skipIf(missing !== null)('settings page (e2e)', () => {
 
     // clicking the problem puts the cursor on its line
     await item.getByRole('button').click();
-    const caret = await source('quick-fix').evaluate((el) => (el as HTMLTextAreaElement).selectionStart);
+    const caret = await source('quick-fix').evaluate((el) => (el as unknown as { selectionStart: number }).selectionStart);
     const lines = text.slice(0, caret).split('\n');
     expect(lines.length).toBe(line);
     expect(lines[lines.length - 1]!.length + 1).toBe(column);
@@ -139,7 +139,7 @@ describe.skipIf(missing !== null)('settings page (e2e)', () => {
     await alert.getByRole('button', { name: 'Show the difference' }).click();
     const diff = page.getByLabel('Saved version against your text');
     await diff.waitFor();
-    const diffText = await diff.innerText();
+    const diffText = (await diff.textContent()) ?? '';
     expect(diffText).toContain('-  purpose: Theirs, saved in another tab');
     expect(diffText).toContain('+  purpose: Mine, written in this tab');
 
