@@ -30,6 +30,8 @@ const P = ['template'] as const;
 export function readHeader(w: Walk, node: YNode, name: string | undefined, catalogue: Catalogue): HeaderRead {
   const model: HeaderModel = { inputs: [], roles: [], writes: false, closes_ticket: false };
   const out: HeaderRead = { model, entries: null, roles: [] };
+  // Absent or empty: the document's check has reported key.missing already.
+  if (node === undefined || node === null) return out;
   const e = checkMap(w, node, HeaderSchema, P, {
     what: 'the header `template:`',
     valueCodes: { name: null, purpose: null, base: null, entry: null, inlet: null, terminal: null },

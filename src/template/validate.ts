@@ -67,7 +67,8 @@ function failed(problems: Problem[], e: unknown): Validation {
 /** The walk itself, exported for tests that must see a thrown bug rather than its problem. */
 export function walkDocument(w: Walk, options: ValidateOptions): TemplateModel {
   const root = w.resolve(w.doc.contents);
-  const e = checkMap(w, root, TemplateSchema, [], { what: 'the document', valueCodes: { version: null } });
+  // An empty document has no node to point at; its start is offset 0.
+  const e = checkMap(w, root ?? 0, TemplateSchema, [], { what: 'the document', valueCodes: { version: null } });
   const v = e?.values;
   for (const key of e?.missing ?? []) {
     if (key === 'nodes') w.report('patch.no_nodes', 'the template has no `nodes`; add at least one node under `nodes:`', ['nodes'], e?.map);

@@ -40,7 +40,9 @@ export class Walk {
   /** Reports a problem at the start of `at` (a node, or an offset). */
   report(code: ProblemCode, message: string, path: Path, at?: YNode | number): void {
     const offset = typeof at === 'number' ? at : (at?.range?.[0] ?? -1);
-    const pos = offset >= 0 ? positionAt(this.lineCounter, offset) : undefined;
+    const found = offset >= 0 ? positionAt(this.lineCounter, offset) : undefined;
+    // An empty source has no line at all; the problem then has no position.
+    const pos = found && found.line >= 1 ? found : undefined;
     this.pending.push({ offset, problem: problem(code, message, pointer(path), pos) });
   }
 
@@ -105,9 +107,10 @@ export const describeType = (t: string): string => A[t] ?? t;
  * Checks a mapping against an object schema: reports `doc.not_mapping`,
  * unknown keys, wrong JSON types and values outside the schema's `enum` or
  * `pattern`, and returns what it read. Later occurrences of a duplicate key
- * are skipped: the reader reports them.
+ * are skipped: the reader reports them. `node` may be an offset, for an
+ * absent node that must be reported somewhere.
  */
-export function checkMap(w: Walk, node: YNode, schema: TObject, path: Path, opts: MapOptions): Entries | null {
+export function checkMap(w: Walk, node: YNode | number, schema: TObject, path: Path, opts: MapOptions): Entries | null {
   if (!isMap(node)) {
     w.report('doc.not_mapping', `${opts.what} must be a mapping of keys to values; write it as \`key: value\` lines`, path, node);
     return null;
