@@ -1,0 +1,83 @@
+/** Health, the template JSON Schema and the OpenAPI document. */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { App } from '../src/app.js';
+import { API, type Fixture, fixture } from './http-fixture.js';
+
+let fx: Fixture;
+let app: App;
+beforeAll(async () => {
+  fx = await fixture();
+  app = await fx.open();
+});
+afterAll(async () => {
+  await app.close();
+  await fx.cleanup();
+});
+
+/** The routes of library-and-api.md §4, each with what its OpenAPI entry must declare. */
+const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'query')[]][] = [
+  ['get', '/templates', []],
+  ['get', '/templates/{name}', ['params']],
+  ['put', '/templates/{name}', ['params', 'body']],
+  ['delete', '/templates/{name}', ['params']],
+  ['post', '/settings/template-reset', ['body']],
+  ['post', '/settings/template-acknowledge', ['body']],
+  ['get', '/templates/{name}/diff', ['params', 'query']],
+  ['post', '/templates/{name}/rebase', ['params']],
+  ['post', '/templates/propose', ['body']],
+  ['get', '/roles', []],
+  ['get', '/roles/{name}', ['params']],
+  ['post', '/role', ['body']],
+  ['get', '/schema/template.json', []],
+  ['get', '/health', []],
+];
+
+describe('GET /health', () => {
+  test('counts and the library root', async () => {
+    const r = await app.inject({ url: `${API}/health` });
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toEqual({ ok: true, templates: 3, roles: 2, library_root: expect.stringMatching(/root$/) });
+  });
+});
+
+describe('GET /schema/template.json', () => {
+  test('is a JSON Schema of the template file', async () => {
+    const r = await app.inject({ url: `${API}/schema/template.json` });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^application\/schema\+json/);
+    const s = r.json();
+    expect(s.$schema).toMatch(/json-schema\.org/);
+    expect(s.required).toEqual(expect.arrayContaining(['template', 'version', 'nodes']));
+  });
+});
+
+describe('GET /api/desk/openapi.json', () => {
+  test('is OpenAPI 3 with every route, its request schemas and a 200/204 and error response', async () => {
+    const r = await app.inject({ url: `${API}/openapi.json` });
+    expect(r.statusCode).toBe(200);
+    const doc = r.json();
+    expect(doc.openapi).toMatch(/^3\./);
+    for (const [method, path, declares] of ROUTES) {
+      const op = doc.paths[`${API}${path}`]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      const params = (op.parameters ?? []) as { in: string; name: string }[];
+      if (declares.includes('params')) expect(params.some((p) => p.in === 'path' && p.name === 'name')).toBe(true);
+      if (declares.includes('query')) expect(params.some((p) => p.in === 'query' && p.name === 'against')).toBe(true);
+      if (declares.includes('body')) expect(op.requestBody?.content?.['application/json']?.schema).toBeDefined();
+      const ok = op.responses['200'] ?? op.responses['204'];
+      expect(ok, `${method} ${path} success`).toBeDefined();
+      expect(op.responses['4XX'] ?? op.responses['4xx'], `${method} ${path} errors`).toBeDefined();
+    }
+    const count = Object.values(doc.paths as Record<string, object>).reduce((n, p) => n + Object.keys(p).length, 0);
+    expect(count).toBe(ROUTES.length);
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['Problem', 'ProblemDetails', 'Card', 'TemplateDiff', 'TemplateAnswer']),
+    );
+  });
+
+  test('every ETag-bearing answer is a template or role answer', async () => {
+    for (const url of [`${API}/templates/alpha`, `${API}/roles/worker`]) {
+      expect((await app.inject({ url })).headers.etag, url).toMatch(/^"[0-9a-f]{64}"$/);
+    }
+  });
+});
