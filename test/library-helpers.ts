@@ -80,3 +80,18 @@ export async function codeOf(p: Promise<unknown>): Promise<string> {
   }
   return 'resolved';
 }
+
+export interface Rejection {
+  code: string;
+  extra: { problems: { code: string; path: string }[] };
+}
+
+/** The DeskError a promise rejects with (fails the test if it resolves). */
+export async function rejection(p: Promise<unknown>): Promise<Rejection> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Rejection;
+  }
+  throw new Error('expected a rejection');
+}

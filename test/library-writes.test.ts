@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
 import { roleRevision, sha256Hex } from '../src/library/markers.js';
-import { codeOf, fixture, tempDir, tpl } from './library-helpers.js';
+import { codeOf, fixture, rejection, tempDir, tpl } from './library-helpers.js';
 
 const V1 = tpl('alpha', 'alpha v1');
 const EDIT = tpl('alpha', 'alpha edited');
@@ -16,7 +16,7 @@ describe('template writes', () => {
   test('an invalid save → invalid_template with the problems, nothing written', async () => {
     const fx = await fixture();
     const lib = await fx.open();
-    const err = await lib.saveTemplate('alpha', 'template: [\n').catch((e: unknown) => e as { code: string; extra: { problems: { code: string }[] } });
+    const err = await rejection(lib.saveTemplate('alpha', 'template: [\n'));
     expect(err).toMatchObject({ code: 'invalid_template' });
     expect(err.extra.problems[0]!.code).toBe('yaml.syntax');
     expect(await tree(fx.root)).toEqual(['.desk-library.lock']);
@@ -26,7 +26,7 @@ describe('template writes', () => {
   test('a header name that differs from the name saved under → invalid_template with name.mismatch', async () => {
     const fx = await fixture();
     const lib = await fx.open();
-    const err = await lib.saveTemplate('alpha', tpl('beta')).catch((e: unknown) => e as { code: string; extra: { problems: { code: string; path: string }[] } });
+    const err = await rejection(lib.saveTemplate('alpha', tpl('beta')));
     expect(err.code).toBe('invalid_template');
     expect(err.extra.problems.map((p) => p.code)).toContain('name.mismatch');
     expect(await tree(fx.root)).toEqual(['.desk-library.lock']);
@@ -164,9 +164,7 @@ describe('roles', () => {
   test('an invalid role → invalid_role with codes and paths, nothing written', async () => {
     const fx = await fixture();
     const lib = await fx.open();
-    const err = await lib
-      .saveRole('worker', '   ', { tools: ['web.fetch', 'nope', 3], extra: 1 } as never)
-      .catch((e: unknown) => e as { code: string; extra: { problems: { code: string; path: string }[] } });
+    const err = await rejection(lib.saveRole('worker', '   ', { tools: ['web.fetch', 'nope', 3], extra: 1 } as never));
     expect(err.code).toBe('invalid_role');
     expect(err.extra.problems.map((p) => [p.code, p.path])).toEqual([
       ['key.missing', '/role_md'],
