@@ -119,7 +119,7 @@ function readInputs(w: Walk, node: YNode, out: HeaderRead): void {
     const description = str(e.values.get('description'));
     if (description !== undefined) decl.description = description;
     if (name !== undefined) {
-      if (!patternRegExp(PATTERNS.identifier).test(name)) {
+      if (!patternRegExp(PATTERNS.inputName).test(name)) {
         w.report('input.pattern', `input '${name}' has a bad name; use lowercase letters, digits and underscores, starting with a letter`, [...path, 'name'], nameNode);
       } else if (seen.has(name)) {
         w.report('input.duplicate', `input '${name}' is declared twice; remove or rename one`, [...path, 'name'], nameNode);

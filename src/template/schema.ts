@@ -11,14 +11,17 @@ import { BUILTINS, type BuiltinName } from './catalog/builtins.js';
 import { CAPABILITIES } from './catalog/capabilities.js';
 import { PROFILES } from './catalog/profiles.js';
 import { TOOLS } from './catalog/tools.js';
+import { INPUT_NAME, NODE_ID, TEMPLATE_NAME } from './names.js';
 import { LIMITS } from './read.js';
 
-/** Patterns shared by the schema and the validator's messages. */
+/** Patterns of the schema; the name patterns are names.ts's, shared with the library and HTTP. */
 export const PATTERNS = {
   /** template names and `base` (§3): lowercase, digits, dashes; at most 64 */
-  templateName: '^[a-z0-9][a-z0-9-]{0,63}$',
-  /** node ids (§4), input names and role slots (§3), port names: identifiers */
-  identifier: '^[a-z][a-z0-9_]{0,63}$',
+  templateName: TEMPLATE_NAME.source,
+  /** node ids (§4), role names and slots (§3), port names: identifiers of at most 64 */
+  identifier: NODE_ID.source,
+  /** input names (§3): `[a-z][a-z0-9_]*` */
+  inputName: INPUT_NAME.source,
   /** a model id such as `claude` or `grok-4.1` (our decision: docs/format.md) */
   model: '^[a-z0-9][a-z0-9._-]{0,63}$',
   /** a bare command name for `when.on_path`: no path, no arguments (docs/format.md) */
@@ -29,6 +32,7 @@ export const PATTERNS = {
 
 /** What to write instead, for a value that does not match a pattern, keyed by the pattern text. */
 export const PATTERN_HINTS: Record<string, string> = {
+  [PATTERNS.inputName]: 'use lowercase letters, digits and underscores, starting with a letter',
   [PATTERNS.templateName]: 'use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters',
   [PATTERNS.identifier]: 'use lowercase letters, digits and underscores, starting with a letter, at most 64 characters',
   [PATTERNS.model]: 'use a model id such as claude or grok',
@@ -50,7 +54,7 @@ const PortList = (description: string) =>
 
 export const InputSchema = Type.Object(
   {
-    name: Identifier('the input name, `[a-z][a-z0-9_]*`; appears once'),
+    name: Type.String({ pattern: PATTERNS.inputName, description: 'the input name, `[a-z][a-z0-9_]*`; appears once' }),
     required: Type.Optional(Type.Boolean({ default: false, description: 'whether a run must be given this input' })),
     type: Type.Optional(StringEnum(INPUT_TYPES, { description: 'the value type; default string' })),
     description: Type.Optional(Type.String({ description: 'what the input is, for the operator' })),
