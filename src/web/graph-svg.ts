@@ -38,7 +38,7 @@ export function drawGraph(card: Pick<Card, 'name' | 'nodes' | 'cords' | 'header'
       {},
       s(
         'marker',
-        { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+        { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: 'userSpaceOnUse', orient: 'auto-start-reverse' },
         s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }),
       ),
     ),
@@ -81,7 +81,7 @@ export function drawGraph(card: Pick<Card, 'name' | 'nodes' | 'cords' | 'header'
         s('title', {}, `${p.id}: ${nodeKind(n)}${n.profile ? `, profile ${n.profile}` : ''}; ${touches}`),
         s('rect', { width: BOX.width, height: BOX.height, rx: 7 }),
         s('text', { x: 10, y: 21, class: 'id' }, p.id),
-        s('text', { x: 10, y: 39, class: 'kind' }, clip(nodeKind(n), 22)),
+        s('text', { x: 10, y: 39, class: 'kind' }, clip(nodeKind(n), 21)),
         flag ? s('text', { x: BOX.width - 8, y: 14, class: 'flag', 'text-anchor': 'end' }, flag) : null,
       ),
     );

@@ -4,7 +4,7 @@
  * left to right. Nodes no path reaches go in one last column (the validator
  * warns about them). Pure: no DOM, so it is unit-tested.
  */
-export const BOX = { width: 156, height: 52, colGap: 60, rowGap: 30, pad: 20 } as const;
+export const BOX = { width: 144, height: 52, colGap: 50, rowGap: 30, pad: 20 } as const;
 
 export interface LayoutInput {
   nodes: readonly { id: string }[];
@@ -125,15 +125,20 @@ export function layout(input: LayoutInput): Layout {
         label: { x: sx + 4, y: sy - 5 },
       });
     } else {
-      // Loops (revise, retry) go under the boxes so they never cross a node's face;
-      // each one dips a little deeper so parallel loops stay apart.
+      // Loops (revise, retry) go under every box in the columns they span, so
+      // they never cross a node's face; each dips a little deeper than the last
+      // so parallel loops stay apart.
       loops++;
       const sx = a.x + BOX.width * 0.65;
       const sy = a.y + BOX.height;
       const tx = b.x + BOX.width * 0.35;
       const ty = b.y + BOX.height;
-      const dip = Math.max(sy, ty) + 18 + loops * 9;
-      const low = a.row === b.row && Math.abs(a.col - b.col) > 1 ? Math.max(dip, bodyBottom + 10 + loops * 9) : dip;
+      let under = Math.max(sy, ty);
+      for (let col = Math.min(a.col, b.col); col <= Math.max(a.col, b.col); col++) {
+        const n = rows.get(col) ?? 0;
+        if (n > 0) under = Math.max(under, BOX.pad + n * (BOX.height + BOX.rowGap) - BOX.rowGap);
+      }
+      const low = under + 16 + loops * 9;
       cords.push({
         from: fromId,
         to: toId,

@@ -5,7 +5,7 @@ import { libraryView } from './list.js';
 import { rolePage } from './roles.js';
 import { errorText, type Tab, TemplatePage } from './template-view.js';
 import type { RoleListItem, TemplateListItem } from './types.js';
-import { say } from './ui.js';
+import { say, unsay } from './ui.js';
 
 /**
  * The settings page's router. Views are addressed by the URL hash so each is
@@ -38,6 +38,7 @@ async function route(): Promise<void> {
     return;
   }
   page = null;
+  unsay();
   const ticket = Symbol();
   current = ticket;
   clear(main);

@@ -6,12 +6,24 @@ export function badge(state: string): HTMLElement {
   return h('span', { class: `badge state-${state}`, 'data-state': state }, stateInfo(state).label);
 }
 
+let saidAt = 0;
+
 /** Announces a result in the page's one polite live region. */
 export function say(text: string): void {
   const el = document.getElementById('status');
   if (!el) return;
   el.textContent = text;
   el.hidden = false;
+  saidAt = Date.now();
+}
+
+/** On navigation: a message said just before it (Created, Deleted) stays; older ones go. */
+export function unsay(): void {
+  const el = document.getElementById('status');
+  if (el && Date.now() - saidAt > 1500) {
+    el.hidden = true;
+    el.textContent = '';
+  }
 }
 
 /** An inline confirmation in place of `confirm()`: keyboard-reachable, named, and it never blocks the page. */

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { type App, buildApp } from '../../src/app.js';
-import { webPlugin } from '../../src/http/static.js';
 import { packageRoot } from '../../src/paths.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -44,12 +43,22 @@ export interface Served {
   close(): Promise<void>;
 }
 
-export async function serve(): Promise<Served> {
+export interface ServeOptions {
+  /** DESK_TOKEN: every /api request then needs the bearer token */
+  token?: string;
+  /** the library root to use (kept across restarts); default a fresh temp folder */
+  root?: string;
+  /** shipped templates and roles; default the repo's harness/ */
+  harnessDir?: string;
+}
+
+export async function serve(opts: ServeOptions = {}): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'desk-e2e-'));
-  const root = join(dir, 'library');
-  const app = await buildApp({ libraryOptions: { root } });
-  // app.ts registers the page; an app built before it did still gets it here.
-  if (!app.hasRoute({ method: 'GET', url: '/' })) await app.register(webPlugin);
+  const root = opts.root ?? join(dir, 'library');
+  const app = await buildApp({
+    libraryOptions: { root, ...(opts.harnessDir ? { harnessDir: opts.harnessDir } : {}) },
+    ...(opts.token ? { token: opts.token } : {}),
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address();
   if (!addr || typeof addr === 'string') throw new Error('no port');
