@@ -10,6 +10,8 @@ import { problemDetails, sendProblem } from './errors.js';
 
 /** The body cap of library-and-api.md §5; past it fastify answers 413. */
 export const BODY_LIMIT = 1_048_576;
+/** How long a client may take to send one whole request. */
+export const REQUEST_TIMEOUT = 30_000;
 
 /**
  * Errors Node meets before there is a request object (a slow client, a
@@ -64,10 +66,17 @@ export const serverOptions = {
    * 408 `request_timeout` and the socket is closed. A 1 MiB body takes well
    * under a second on loopback; this only ends slow-loris clients.
    */
-  requestTimeout: 30_000,
-  // Node enforces requestTimeout on a sweep, every 30 s by default, so a
-  // 30 s limit could let a slow client hold a socket for 60 s. Sweep often.
-  http: { connectionsCheckingInterval: 2_000 },
+  requestTimeout: REQUEST_TIMEOUT,
+  http: {
+    // Given to http.createServer too: on Node 20 a requestTimeout set after
+    // construction (which is what fastify does) bounds the headers but not
+    // the body — a client that sends headers and then trickles a body is
+    // never timed out. test/guard-listen.test.ts shows both phases end.
+    requestTimeout: REQUEST_TIMEOUT,
+    // Node enforces it on a sweep, every 30 s by default, so a 30 s limit
+    // could let a slow client hold a socket for 60 s. Sweep often.
+    connectionsCheckingInterval: 2_000,
+  },
   /**
    * A socket with no traffic for 60 s is closed. Longer than requestTimeout
    * so a slow but live upload gets its 408, not a reset.
