@@ -1,7 +1,17 @@
-// STUB — to be replaced by the hardened strict reader (issue 2 §2). The exported
-// names and types below are the contract the validator builds on.
-import { type Document, LineCounter, parseDocument } from 'yaml';
-import { type Problem, problem } from './problems.js';
+// The strict reader (template-format.md §2): text in, one YAML 1.2 core
+// document and the reading problems out. Three linear passes, so that no
+// input is slow (see docs and bench/hostile.ts):
+//   1. prescan.ts — yaml's Lexer and Parser, enforcing size, depth, alias
+//      count, directives, documents and tags before anything is composed;
+//   2. yaml's Composer with hardened options (no pretty errors, no uniqueKeys,
+//      no merge keys, core schema) over the pre-scanned CST;
+//   3. aliases.ts (expansion, cycles) and duplicate-keys.ts over the AST.
+import { type Alias, type CST, Composer, type Document, LineCounter, type Node } from 'yaml';
+import { checkAliases } from './aliases.js';
+import { checkDuplicateKeys } from './duplicate-keys.js';
+import { prescan } from './prescan.js';
+import { ProblemCollector } from './problem-collector.js';
+import type { Problem, ProblemCode } from './problems.js';
 
 /** Caps from template-format.md §2. */
 export const LIMITS = {
@@ -11,6 +21,10 @@ export const LIMITS = {
   depth: 64,
   /** alias nodes (`*a`) in one document */
   aliases: 64,
+  /** nodes that aliases add when expanded (the alias bomb under the alias count cap) */
+  aliasExpansion: 10_000,
+  /** lexical tokens of the source, part of the size cap (see prescan.ts) */
+  tokens: 65_536,
   /** template nodes (checked by the validator) */
   nodes: 256,
   /** template cords (checked by the validator) */
@@ -22,26 +36,116 @@ export interface ReadResult {
    * The parsed document (YAML 1.2 core, no merge keys), or null when reading
    * failed so badly there is nothing safe to walk. When non-null, every alias
    * in it resolves within the cap and its nesting is within LIMITS.depth.
+   *
+   * Null after any `yaml.syntax`, `yaml.multiple_documents`,
+   * `yaml.alias_limit` or `limit.size`, and when a flood of problems stopped
+   * reading. Duplicate keys and custom tags still give the document (an
+   * unknown tag reads as if absent), so the validator can report the rest;
+   * of duplicate keys, lookups see the first.
    */
   doc: Document.Parsed | null;
   /** turns offsets into 1-based line/column: `lineCounter.linePos(offset)` */
   lineCounter: LineCounter;
   /** problems found while reading, in source order */
   problems: Problem[];
+  /**
+   * The node each alias in `doc` stands for. Prefer it to `alias.resolve(doc)`,
+   * which walks the whole document on every call. Empty when `doc` is null.
+   */
+  aliasTargets: ReadonlyMap<Alias, Node>;
 }
+
+/**
+ * Options for yaml's Composer. `prettyErrors` is off because prettifying is
+ * quadratic in the number of errors; `uniqueKeys` is off because its check is
+ * quadratic in the keys of a mapping (duplicate-keys.ts does it linearly);
+ * `merge` is off so `<<` is an ordinary key; `version` and `schema` pin YAML
+ * 1.2 core, so `yes` stays a string.
+ */
+const COMPOSE_OPTIONS = {
+  version: '1.2',
+  schema: 'core',
+  merge: false,
+  uniqueKeys: false,
+  prettyErrors: false,
+  strict: true,
+  intAsBigInt: false,
+  keepSourceTokens: false,
+  stringKeys: false,
+  maxAliasCount: LIMITS.aliasExpansion,
+} as const;
+
+/** Problems after which the document is not safe to walk. */
+const FATAL: readonly ProblemCode[] = ['yaml.syntax', 'yaml.multiple_documents', 'yaml.alias_limit', 'limit.size'];
 
 /** Reads a template's source strictly (§2). Never throws. */
 export function readSource(source: string): ReadResult {
   const lineCounter = new LineCounter();
-  const problems: Problem[] = [];
+  const out = new ProblemCollector(lineCounter);
+  let doc: Document.Parsed | null = null;
+  let aliasTargets: ReadonlyMap<Alias, Node> = new Map();
   try {
-    const doc = parseDocument(source, { lineCounter, version: '1.2', schema: 'core', merge: false, uniqueKeys: false });
-    for (const e of doc.errors) problems.push(problem('yaml.syntax', e.message, '', positionAt(lineCounter, e.pos[0])));
-    return { doc: doc.errors.length ? null : doc, lineCounter, problems };
+    doc = read(source, lineCounter, out);
+    const fatal = () => out.flooded || FATAL.some((c) => out.has(c));
+    if (doc && !fatal()) aliasTargets = checkAliases(doc, out, LIMITS);
+    if (doc && !fatal()) checkDuplicateKeys(doc.contents, aliasTargets, out);
   } catch (e) {
-    problems.push(problem('yaml.syntax', String(e), ''));
-    return { doc: null, lineCounter, problems };
+    // yaml's own exceptions (and a stack overflow, should one get past the caps) are problems too.
+    out.add('yaml.syntax', `the YAML could not be read: ${e instanceof Error ? e.message : String(e)}`, '');
+    doc = null;
   }
+  const unsafe = out.flooded || FATAL.some((c) => out.has(c));
+  return {
+    doc: unsafe ? null : doc,
+    lineCounter,
+    problems: out.sorted(),
+    aliasTargets: unsafe ? new Map() : aliasTargets,
+  };
+}
+
+/** Size check, pre-scan and compose; null when there is no document to check further. */
+function read(source: string, lineCounter: LineCounter, out: ProblemCollector): Document.Parsed | null {
+  // UTF-16 length bounds the UTF-8 length from below, so most sources skip the byte count.
+  if (source.length > LIMITS.sizeBytes || Buffer.byteLength(source, 'utf8') > LIMITS.sizeBytes) {
+    out.add('limit.size', `the source is over ${LIMITS.sizeBytes / 1024} KiB`, '');
+    return null;
+  }
+  const scan = prescan(source, lineCounter, out, LIMITS);
+  if (scan.stopped) return null;
+
+  const docs = compose(scan.tokens, source.length);
+  const doc = docs[0]!;
+  if (docs.length > 1) {
+    // The pre-scan counts documents; this is the composer agreeing with it.
+    out.add('yaml.multiple_documents', 'a second YAML document: a template is exactly one document', '', docs[1]!.range[0]);
+  }
+  // Warnings (an unresolved tag, reported by the pre-scan as yaml.tag) are not problems.
+  for (const e of doc.errors) {
+    if (!out.add('yaml.syntax', e.message, '', e.pos[0])) break;
+  }
+  return doc;
+}
+
+/**
+ * yaml's Composer makes an Error object per syntax error, and capturing each
+ * one's stack trace is most of the cost of a flood of errors (30,000 stray
+ * `]` take most of a second). Nothing reads those stacks, so they are turned
+ * off while composing; the code is synchronous, so the global is restored
+ * before anyone else can run.
+ */
+function compose(tokens: readonly CST.Token[], end: number): Document.Parsed[] {
+  const composer = new Composer(COMPOSE_OPTIONS);
+  const docs: Document.Parsed[] = [];
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    for (const token of tokens) for (const d of composer.next(token)) docs.push(d);
+    // forceDoc: an empty source is one empty document (the validator says it is not a mapping).
+    for (const d of composer.end(true, end)) docs.push(d);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  return docs;
 }
 
 /** 1-based line and column of a source offset. */
