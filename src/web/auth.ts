@@ -17,7 +17,7 @@ export function askToken(refused: boolean): Promise<string> {
     });
     const form = h(
       'form',
-      { class: 'token-form', 'aria-label': 'Access token' },
+      { class: 'token-form' },
       h('h2', {}, 'This service needs its access token'),
       h(
         'p',
