@@ -147,4 +147,35 @@ describe.skipIf(missing !== null)('settings page (e2e)', () => {
     await expect.poll(() => source('write').inputValue()).toBe(theirs);
     expect(await badge().getAttribute('data-state')).toBe('edited');
   });
+
+  it('saves a role with a tool added to its kit, then resets it to the built-in', async () => {
+    await page.goto(`${served.base}/#/roles/worker`);
+    await page.getByRole('textbox', { name: 'role.md of worker' }).waitFor();
+    await page.getByRole('checkbox', { name: 'web.fetch' }).check();
+    await page.getByRole('button', { name: 'Save role' }).click();
+    await page.locator('h2 .badge[data-state="edited"]').waitFor();
+    const kit = JSON.parse(readFileSync(join(served.root, 'roles', 'worker', 'kit.json'), 'utf8')) as { tools: string[] };
+    expect(kit.tools).toContain('web.fetch');
+
+    await page.getByRole('button', { name: 'Reset role to built-in' }).click();
+    await page.getByRole('group', { name: 'Confirm' }).getByRole('button', { name: 'Yes, reset' }).click();
+    await page.locator('h2 .badge[data-state="shipped"]').waitFor();
+    expect(existsSync(join(served.root, 'roles', 'worker'))).toBe(false);
+  });
+
+  it('creates a custom template from the skeleton and deletes it', async () => {
+    await page.goto(`${served.base}/#/new`);
+    await page.getByRole('textbox', { name: 'Name' }).fill('release-notes');
+    await page.getByRole('textbox', { name: 'Purpose' }).fill('Draft the release notes');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('.page-head h2 .badge[data-state="custom"]').waitFor();
+    expect(readFileSync(copyPath('release-notes'), 'utf8')).toContain('name: release-notes');
+    expect(await page.locator('ul[aria-label="Problems"] > li.error').count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('group', { name: 'Confirm' }).getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByRole('link', { name: 'template quick-fix, shipped', exact: true }).waitFor();
+    expect(existsSync(copyPath('release-notes'))).toBe(false);
+    expect(await page.locator('li[data-name="release-notes"]').count()).toBe(0);
+  });
 });
