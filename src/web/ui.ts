@@ -7,6 +7,7 @@ export function badge(state: string): HTMLElement {
 }
 
 let saidAt = 0;
+let keepOnce = false;
 
 /** Announces a result in the page's one polite live region. */
 export function say(text: string): void {
@@ -15,12 +16,15 @@ export function say(text: string): void {
   el.textContent = text;
   el.hidden = false;
   saidAt = Date.now();
+  keepOnce = true;
 }
 
-/** On navigation: a message said just before it (Created, Deleted) stays; older ones go. */
+/** On navigation: a message said just before it (Created, Deleted) stays for that one view; others go. */
 export function unsay(): void {
   const el = document.getElementById('status');
-  if (el && Date.now() - saidAt > 1500) {
+  const keep = keepOnce && Date.now() - saidAt < 1500;
+  keepOnce = false;
+  if (el && !keep) {
     el.hidden = true;
     el.textContent = '';
   }

@@ -105,7 +105,7 @@ describe.skipIf(missing !== null)('settings page: shipped changes and the token 
     await dialog.getByRole('textbox', { name: 'Token' }).fill('open-sesame');
     await dialog.getByRole('button', { name: 'Use token' }).click();
     await page.getByRole('link', { name: 'template quick-fix, shipped', exact: true }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem('desk-library.token'))).toBe('open-sesame');
+    expect(await page.evaluate("sessionStorage.getItem('desk-library.token')")).toBe('open-sesame');
 
     await page.reload();
     await page.getByRole('link', { name: 'template quick-fix, shipped', exact: true }).waitFor();
