@@ -1,0 +1,44 @@
+/**
+ * docs/api.md is the public contract for HTTP clients: every error code with
+ * its status, and every route, must be in it (conventions: "a test that every
+ * code is documented", as fastify checks lib/errors.js against its docs).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { ERROR_CODES } from '../src/errors.js';
+import type { Library } from '../src/library/types.js';
+
+const doc = readFileSync(new URL('../docs/api.md', import.meta.url), 'utf8');
+
+/** `| \`code\` | status | when |` rows of the error table. */
+function documentedCodes(): Map<string, number> {
+  const rows = new Map<string, number>();
+  const table = doc.slice(doc.indexOf('## Error codes'));
+  for (const m of table.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (.+) \|$/gm)) rows.set(m[1]!, Number(m[2]));
+  return rows;
+}
+
+describe('docs/api.md', () => {
+  test('documents every error code with its status, and no code that does not exist', () => {
+    const rows = documentedCodes();
+    for (const [code, { status }] of Object.entries(ERROR_CODES)) {
+      expect(rows.get(code), code).toBe(status);
+    }
+    expect([...rows.keys()].sort()).toEqual(Object.keys(ERROR_CODES).sort());
+  });
+
+  test('has a section for every route the app serves', async () => {
+    const app = await buildApp({ library: { root: null } as unknown as Library, web: false });
+    const routes: string[] = [];
+    await app.ready();
+    const doc3 = app.swagger() as { paths: Record<string, Record<string, unknown>> };
+    for (const [path, ops] of Object.entries(doc3.paths)) {
+      for (const method of Object.keys(ops)) routes.push(`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`);
+    }
+    routes.push('GET /api/desk/openapi.json');
+    expect(routes.length).toBeGreaterThanOrEqual(15);
+    for (const r of routes) expect(doc, r).toContain(`### \`${r}`);
+    await app.close();
+  });
+});
