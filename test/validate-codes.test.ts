@@ -41,7 +41,7 @@ const cases: Case[] = [
     source: edit(Q, 'purpose: one small', `purpose: &p one small`) + `x: [${Array.from({ length: 200 }, () => '*p').join(', ')}]\n`,
     path: '',
   },
-  { code: 'yaml.tag', source: edit(Q, 'type: list', 'type: !custom list'), path: '', line: 8, near: edit(Q, 'type: list', 'type: "!custom"') },
+  { code: 'yaml.tag', source: edit(Q, 'type: list', 'type: !custom list'), path: '/template/inputs/0/type', line: 8, near: edit(Q, 'type: list', 'type: "!custom"') },
   { code: 'limit.size', source: `${Q}# ${'x'.repeat(130 * 1024)}\n`, path: '' },
   { code: 'limit.nodes', source: nodesFixture(257), path: '/nodes', line: 8, column: 3, near: nodesFixture(256) },
   { code: 'limit.cords', source: cordsFixture(1025), path: '/cords', line: 42, column: 3, near: cordsFixture(1024) },
