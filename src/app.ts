@@ -6,7 +6,7 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { registerErrorHandling } from './http/errors.js';
+import { errorCodeOf, registerErrorHandling } from './http/errors.js';
 import { guardPlugin, serverOptions } from './http/guard.js';
 import { compareRoutes } from './http/routes/compare.js';
 import { metaRoutes } from './http/routes/meta.js';
@@ -33,6 +33,8 @@ export interface AppOptions {
   loggerInstance?: FastifyBaseLogger;
   /** bearer token every /api request must carry; null or absent for none (loopback only) */
   token?: string | null;
+  /** the listen address (HOST); a specific one is also a name Host may carry; default none */
+  host?: string;
   /** the port Host and Origin must carry; default 0: the port the server is bound to */
   port?: number;
   /** extra host names the service answers to (DESK_ALLOWED_HOSTS); default none */
@@ -58,8 +60,16 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
 
   registerErrorHandling(app);
   app.addHook('onResponse', async (req, reply) => {
+    const code = errorCodeOf(req);
     req.log.info(
-      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), who: req.ip },
+      {
+        method: req.method,
+        url: req.url,
+        status: reply.statusCode,
+        ...(code ? { code } : {}),
+        ms: Math.round(reply.elapsedTime),
+        who: req.ip,
+      },
       'request',
     );
   });
@@ -89,6 +99,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
   // Host, Origin, bearer token and JSON-only bodies, before any route (§5, docs/security.md).
   await app.register(guardPlugin, {
     port: options.port ?? 0,
+    ...(options.host ? { host: options.host } : {}),
     allowedHosts: options.allowedHosts ?? [],
     ...(options.token ? { token: options.token } : {}),
   });

@@ -40,6 +40,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     app = await buildApp({
       libraryOptions: { root: config.libraryRoot },
       logger: loggerOptions(config),
+      host: config.host,
       port: config.port,
       allowedHosts: config.allowedHosts,
       ...(config.token ? { token: config.token } : {}),

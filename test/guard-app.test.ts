@@ -88,6 +88,17 @@ describe('guards in the real app', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
   });
 
+  it('the listen address is one of the names; a wildcard one is not', async () => {
+    app = await buildApp({ libraryOptions: { root }, host: '192.168.1.5', port: PORT, token: TOKEN });
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const lan = await app.inject({ url: '/api/desk/health', headers: { host: `192.168.1.5:${PORT}`, ...auth } });
+    expect(lan.statusCode).toBe(200);
+    await app.close();
+    app = await buildApp({ libraryOptions: { root }, host: '0.0.0.0', port: PORT, token: TOKEN });
+    const wild = await app.inject({ url: '/api/desk/health', headers: { host: `0.0.0.0:${PORT}`, ...auth } });
+    expect(wild.statusCode).toBe(421);
+  });
+
   it('without a port option the app answers inject on its default Host', async () => {
     app = await buildApp({ libraryOptions: { root } });
     expect((await app.inject({ url: '/api/desk/health' })).statusCode).toBe(200);
