@@ -21,7 +21,8 @@ class Stop extends Error {}
  * the caps (template-format.md §2). Under the alias count cap a chain of
  * doubling anchors still expands to 2^60 nodes; and an alias inside its own
  * anchor (`&a [*a]`) is a cycle. Both are `yaml.alias_limit`; an alias whose
- * expansion nests deeper than `limits.depth` is `limit.size`. Linear: each
+ * expansion nests deeper than `limits.depth` is `limit.size`; an alias to no
+ * anchor (which yaml composes without complaint) is `yaml.syntax`. Linear: each
  * anchored node is measured once and an alias reuses its measure.
  *
  * Returns the target of each alias (the last node anchored with its name
@@ -34,7 +35,7 @@ export function checkAliases(doc: Document.Parsed, out: ProblemCollector, limits
   const measured = new Map<Node, Measure>();
   let expansion = 0;
 
-  const fail = (code: 'yaml.alias_limit' | 'limit.size', message: string, node: Node): never => {
+  const fail = (code: 'yaml.alias_limit' | 'limit.size' | 'yaml.syntax', message: string, node: Node): never => {
     out.add(code, message, '', node.range?.[0]);
     throw new Stop();
   };
@@ -42,8 +43,8 @@ export function checkAliases(doc: Document.Parsed, out: ProblemCollector, limits
   function visit(node: unknown, depth: number): Measure {
     if (isAlias(node)) {
       const target = anchors.get(node.source);
-      // An unknown anchor is already a composer error; the caller does not get here.
-      if (!target) return { size: 1, height: 0 };
+      // yaml composes an alias to no anchor without complaint; resolving it later yields nothing.
+      if (!target) return fail('yaml.syntax', `the alias *${node.source} names no anchor before it`, node);
       targets.set(node, target);
       const m = measured.get(target);
       if (!m) return fail('yaml.alias_limit', `the alias *${node.source} sits inside its own anchor`, node);
