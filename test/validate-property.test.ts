@@ -74,8 +74,7 @@ describe('the validator under random damage', () => {
       fc.property(damaged, (source) => {
         const read = readSource(source);
         if (!read.doc) return;
-        const { aliasTargets } = read as { aliasTargets?: Walk['aliasTargets'] };
-        walkDocument(new Walk(read.doc, read.lineCounter, aliasTargets), { catalogue });
+        walkDocument(new Walk(read.doc, read.lineCounter, read.aliasTargets), { catalogue });
       }),
       { numRuns: 400 },
     );

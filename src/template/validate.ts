@@ -5,7 +5,6 @@
  * rules across them (graph.ts). Every problem is collected, then sorted into
  * source order.
  */
-import type { Alias, Node } from 'yaml';
 import type { Catalogue, TemplateModel } from './model.js';
 import { readCords } from './cords.js';
 import { checkGraph } from './graph.js';
@@ -42,9 +41,7 @@ export function validateTemplate(source: string, options: ValidateOptions): Vali
   }
   if (!read.doc) return { template: null, problems: read.problems, valid: !hasErrors(read.problems) };
   try {
-    // aliasTargets arrives with the hardened reader; older readers leave Walk to resolve aliases itself.
-    const { aliasTargets } = read as { aliasTargets?: ReadonlyMap<Alias, Node> };
-    const walk = new Walk(read.doc, read.lineCounter, aliasTargets);
+    const walk = new Walk(read.doc, read.lineCounter, read.aliasTargets);
     const template = walkDocument(walk, options);
     const problems = sortBySource([...read.problems, ...walk.pending.map((p) => p.problem)]);
     return { template, problems, valid: !hasErrors(problems) };
