@@ -97,17 +97,27 @@ function validationProblem(items: ValidationItem[], context: string): ProblemDet
   return problemDetails('bad_request', `${where} ${first.message ?? 'is not valid'}`);
 }
 
+/** The code each refused request was answered with, for its one log line (app.ts). */
+const answeredCodes = new WeakMap<FastifyRequest, ErrorCode>();
+
+export function errorCodeOf(req: FastifyRequest): ErrorCode | undefined {
+  return answeredCodes.get(req);
+}
+
 /** Installs the error and not-found handlers on the root instance. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const body = toProblem(err);
+    answeredCodes.set(req, body.code);
+    // A refusal is the client's business and shows in the request's own line;
+    // an internal error needs its stack, which only the log may hold.
     if (body.status >= 500) req.log.error({ err }, 'request failed');
-    else req.log.info({ code: body.code, status: body.status }, 'request refused');
     return sendProblem(reply, body);
   });
-  app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) =>
-    sendProblem(reply, problemDetails('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
+    answeredCodes.set(req, 'not_found');
+    return sendProblem(reply, problemDetails('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
+  });
 }
 
 /** For route handlers: the 404 of a name the library does not hold. */

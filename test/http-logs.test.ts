@@ -1,0 +1,57 @@
+/** Logs (library-and-api.md §5): one line per request, one per write naming who; no template text. */
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { type App, buildApp } from '../src/app.js';
+import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
+
+let fx: Fixture;
+let app: App;
+let lines: Record<string, unknown>[];
+
+beforeEach(async () => {
+  fx = await fixture();
+  lines = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+      done();
+    },
+  });
+  app = await buildApp({
+    libraryOptions: { root: fx.root, harnessDir: fx.harness },
+    logger: { level: 'info', stream },
+    web: false,
+  });
+});
+afterEach(async () => {
+  await app.close();
+  await fx.cleanup();
+});
+
+const SECRET = 'a purpose nobody should find in a log';
+
+test('a read is one line; a save is one request line and one write line with who', async () => {
+  await app.inject({ url: `${API}/templates/alpha` });
+  expect(lines.filter((l) => l.msg === 'request')).toHaveLength(1);
+  expect(lines.at(-1)).toMatchObject({ msg: 'request', method: 'GET', url: `${API}/templates/alpha`, status: 200, who: '127.0.0.1' });
+
+  lines.length = 0;
+  const source = ALPHA.replace('one worker then a gate', SECRET);
+  const r = await app.inject({ method: 'PUT', url: `${API}/templates/alpha`, payload: { source } });
+  expect(r.statusCode).toBe(200);
+  expect(lines.filter((l) => l.msg === 'request')).toHaveLength(1);
+  const writes = lines.filter((l) => l.msg !== 'request');
+  expect(writes).toHaveLength(1);
+  expect(writes[0]).toMatchObject({ name: 'alpha', before: 'shipped', after: 'edited', who: '127.0.0.1' });
+  expect(JSON.stringify(lines)).not.toContain(SECRET);
+});
+
+test('a refusal is one line carrying its code', async () => {
+  await app.inject({ method: 'PUT', url: `${API}/templates/alpha`, payload: { source: ALPHA }, headers: { 'if-match': '"0"' } });
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatchObject({ msg: 'request', status: 412, code: 'precondition_failed' });
+  lines.length = 0;
+  await app.inject({ url: `${API}/nowhere` });
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatchObject({ status: 404, code: 'not_found' });
+});
