@@ -25,7 +25,7 @@ interface Scenario {
   setup?: (lib: Library, fx: Fixture) => Promise<void>;
   op: (lib: Library) => Promise<unknown>;
   /** asserts the reopened library shows exactly one of the two outcomes, and says which */
-  check: (lib: Library, fx: Fixture) => Promise<Outcome>;
+  check: (lib: Library, fx: Fixture, onDisk?: boolean) => Promise<Outcome>;
 }
 
 async function readOrNull(path: string): Promise<string | null> {
@@ -40,13 +40,13 @@ interface TemplateSide {
 }
 
 function templateCheck(old: TemplateSide, next: TemplateSide) {
-  return async (lib: Library, fx: Fixture): Promise<Outcome> => {
+  return async (lib: Library, fx: Fixture, onDisk = true): Promise<Outcome> => {
     const e = (await lib.getTemplate('alpha'))!;
     expect(e.edited_outside).toBe(false);
     const which: Outcome = e.source === next.source && e.state === next.state ? 'new' : 'old';
     const side = which === 'new' ? next : old;
     expect([e.source, e.state]).toEqual([side.source, side.state]);
-    expect(await readOrNull(join(fx.root, 'templates', '.alpha.shipped'))).toBe(side.marker);
+    if (onDisk) expect(await readOrNull(join(fx.root, 'templates', '.alpha.shipped'))).toBe(side.marker);
     return which;
   };
 }
@@ -59,14 +59,14 @@ interface RoleSide {
 }
 
 function roleCheck(old: RoleSide, next: RoleSide) {
-  return async (lib: Library, fx: Fixture): Promise<Outcome> => {
+  return async (lib: Library, fx: Fixture, onDisk = true): Promise<Outcome> => {
     const r = (await lib.getRole('worker'))!;
     expect(r.edited_outside).toBe(false);
     expect(r.valid).toBe(true);
     const which: Outcome = r.role_md === next.role_md && JSON.stringify(r.kit) === JSON.stringify(next.kit) && r.state === next.state ? 'new' : 'old';
     const side = which === 'new' ? next : old;
     expect([r.role_md, r.kit, r.state]).toEqual([side.role_md, side.kit, side.state]);
-    expect(await readOrNull(join(fx.root, 'roles', 'worker', '.shipped'))).toBe(side.marker);
+    if (onDisk) expect(await readOrNull(join(fx.root, 'roles', 'worker', '.shipped'))).toBe(side.marker);
     return which;
   };
 }
@@ -195,6 +195,31 @@ describe('a crash before any step of a write leaves a state that tells the truth
       await lib.close();
     }
     expect([...seen].sort()).toEqual(['new', 'old']);
+  });
+});
+
+describe('a reader between any two steps of a write', () => {
+  test.each(scenarios)('$label: sees the old or the new state, never edited_outside', async (s) => {
+    const fx = await fixture();
+    await mkdir(join(fx.root, 'templates'));
+    let lib: Library | null = null;
+    let armed = false;
+    const seen: Outcome[] = [];
+    const faults = async (step: string) => {
+      if (!armed || !lib) return;
+      // a reader is not queued behind the write: it reads whatever the files (and any intent) say now
+      seen.push(await s.check(lib, fx, false).catch((e: Error) => Promise.reject(new Error(`read before ${step}: ${e.message}`))));
+    };
+    lib = await fx.open({ faults });
+    await s.setup?.(lib, fx);
+    armed = true;
+    await s.op(lib);
+    armed = false;
+    expect(seen[0]).toBe('old');
+    expect(await s.check(lib, fx)).toBe('new');
+    // once the write is visible it stays visible
+    expect(seen.slice(seen.indexOf('new')).every((o) => o === 'new') || !seen.includes('new')).toBe(true);
+    await lib.close();
   });
 });
 

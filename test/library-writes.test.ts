@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
@@ -208,6 +208,47 @@ describe('roles', () => {
     expect(await lib.saveRole('analyst', 'You analyse.', null)).toMatchObject({ state: 'custom', shipped: false });
     expect((await lib.catalogue()).roles.has('analyst')).toBe(true);
     expect((await lib.getTemplate('uses-new'))!).toMatchObject({ valid: true, problems: [] });
+    await lib.close();
+  });
+});
+
+describe('links inside the root are refused, never followed', () => {
+  test('a linked template copy: listed unreadable; save, reset and delete refuse; the target is untouched', async () => {
+    const fx = await fixture();
+    const outside = await tempDir();
+    const victim = join(outside, 'victim.yaml');
+    await writeFile(victim, 'keep\n');
+    await mkdir(join(fx.root, 'templates'));
+    await symlink(victim, join(fx.root, 'templates', 'alpha.yaml'));
+    await symlink(victim, join(fx.root, 'templates', 'mine.yaml'));
+    const lib = await fx.open();
+    expect(await lib.getTemplate('alpha')).toMatchObject({ valid: false, source: '', shipped: true });
+    expect(await codeOf(lib.saveTemplate('alpha', V1))).toBe('symlink_refused');
+    expect(await codeOf(lib.resetTemplate('alpha'))).toBe('symlink_refused');
+    expect(await codeOf(lib.saveTemplate('mine', tpl('mine')))).toBe('symlink_refused');
+    expect(await codeOf(lib.deleteTemplate('mine'))).toBe('symlink_refused');
+    expect(await readFile(victim, 'utf8')).toBe('keep\n');
+    expect((await readdir(join(fx.root, 'templates'))).sort()).toEqual(['alpha.yaml', 'mine.yaml']);
+    await lib.close();
+  });
+
+  test('a linked role folder or role file: listed unreadable, saves and resets refuse', async () => {
+    const fx = await fixture();
+    const outside = await tempDir();
+    await writeFile(join(outside, 'role.md'), 'keep\n');
+    await mkdir(join(fx.root, 'roles', 'worker'), { recursive: true });
+    await symlink(join(outside, 'role.md'), join(fx.root, 'roles', 'worker', 'role.md'));
+    await symlink(outside, join(fx.root, 'roles', 'ticket_intake'));
+    const lib = await fx.open();
+    const w = (await lib.getRole('worker'))!;
+    expect(w.problems.map((p) => [p.code, p.path])).toEqual([['file.unreadable', '/role_md']]);
+    expect((await lib.getRole('ticket_intake'))!.problems.map((p) => p.code)).toEqual(['file.unreadable']);
+    expect(await codeOf(lib.saveRole('worker', 'new words', null))).toBe('symlink_refused');
+    expect(await codeOf(lib.saveRole('ticket_intake', 'new words', null))).toBe('symlink_refused');
+    expect(await codeOf(lib.resetRole('ticket_intake'))).toBe('symlink_refused');
+    expect(await readdir(outside)).toEqual(['role.md']);
+    expect(await readFile(join(outside, 'role.md'), 'utf8')).toBe('keep\n');
+    expect(await readdir(join(fx.root, 'roles'))).toEqual(['ticket_intake', 'worker']);
     await lib.close();
   });
 });
