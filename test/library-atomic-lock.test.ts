@@ -130,3 +130,22 @@ test('a templates folder that is a link refuses reads and writes with symlink_re
   expect(await readdir(join(outside, 't'))).toEqual(['evil.yaml']);
   await lib.close();
 });
+
+test('close() waits for in-flight writes, then releases the lock; later writes are refused', async () => {
+  const fx = await fixture();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const lib = await fx.open({ faults: (s) => (s === 'copy:rename' ? gate : undefined) });
+  const saving = lib.saveTemplate('mine', tpl('mine'));
+  await new Promise((r) => setTimeout(r, 20));
+  let closed = false;
+  const closing = lib.close().then(() => (closed = true));
+  await new Promise((r) => setTimeout(r, 20));
+  expect(closed).toBe(false);
+  expect(await readdir(fx.root)).toContain(LOCK_FILE);
+  release();
+  await closing;
+  expect((await saving).state).toBe('custom');
+  expect(await readdir(fx.root)).not.toContain(LOCK_FILE);
+  expect(await codeOf(lib.saveTemplate('other', tpl('other')))).toBe('internal');
+});
