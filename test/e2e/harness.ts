@@ -5,7 +5,7 @@
  * a downloaded browser).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
@@ -21,19 +21,44 @@ export function browserMissing(): string | null {
   return `${CHROMIUM} is missing: skipping the settings-page e2e suite (apt-get install chromium to run it)`;
 }
 
-/** Compiles src/web to dist/web when any source is newer than its output, or it is missing. */
+/**
+ * Compiles src/web to dist/web when any source is newer than its output, or it
+ * is missing. Test files run in parallel forks, so one build at a time (a lock
+ * folder); the others wait and then find the output fresh.
+ */
 export function buildWeb(): void {
   const src = join(packageRoot, 'src', 'web');
   const out = join(packageRoot, 'dist', 'web');
-  const stale = readdirSync(src)
-    .filter((f) => f.endsWith('.ts'))
-    .some((f) => {
-      const js = join(out, f.replace(/\.ts$/, '.js'));
-      return !existsSync(js) || statSync(js).mtimeMs < statSync(join(src, f)).mtimeMs;
+  const stale = () =>
+    readdirSync(src)
+      .filter((f) => f.endsWith('.ts'))
+      .some((f) => {
+        const js = join(out, f.replace(/\.ts$/, '.js'));
+        return !existsSync(js) || statSync(js).mtimeMs < statSync(join(src, f)).mtimeMs;
+      });
+  if (!stale()) return;
+  mkdirSync(join(packageRoot, 'dist'), { recursive: true });
+  const lock = join(packageRoot, 'dist', '.web-build.lock');
+  const until = Date.now() + 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > until) throw new Error(`web build: ${lock} held for a minute; remove it if no build runs`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    if (!stale()) return;
+    const r = spawnSync(process.execPath, [join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.web.json'], {
+      cwd: packageRoot,
+      encoding: 'utf8',
     });
-  if (!stale) return;
-  const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.web.json'], { cwd: packageRoot, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`web build failed:\n${r.stdout}${r.stderr}`);
+    if (r.status !== 0) throw new Error(`web build failed:\n${r.stdout}${r.stderr}`);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 export interface Served {
