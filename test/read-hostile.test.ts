@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { PROBLEM_CODES } from '../src/template/problems.js';
 import { LIMITS, readSource } from '../src/template/read.js';
 import { HOSTILE_SHAPES } from './fixtures/hostile/shapes.js';
 
@@ -55,5 +57,25 @@ describe('hostile fixture files', () => {
     const r = read('yaml11-directive.yaml');
     expect(codes('yaml11-directive.yaml')).toEqual([['yaml.multiple_documents', 1]]);
     expect(r.doc).toBeNull();
+  });
+});
+
+describe('readSource on arbitrary text', () => {
+  // YAML's structural characters, so the generated text hits the lexer's and parser's odd corners.
+  const unit = fc.constantFrom(...'-?:,[]{}#&*!|>\'"%@` \n\t\rabyx01~.<<='.split(''), '---', '...', '%YAML 1.1', '!!str', '&a', '*a', '  ', ': ');
+
+  it('never throws, and lists known codes in source order', () => {
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 200 }), (source) => {
+        const r = readSource(source);
+        const lines = r.problems.map((p) => p.line ?? 0);
+        expect(lines).toEqual([...lines].sort((a, b) => a - b));
+        for (const p of r.problems) expect(Object.hasOwn(PROBLEM_CODES, p.code)).toBe(true);
+        // a document is given only when nothing made it unsafe to walk
+        const fatal = r.problems.some((p) => !['yaml.duplicate_key', 'yaml.tag'].includes(p.code));
+        expect(r.doc === null).toBe(fatal || r.problems.length >= 100);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
