@@ -1,8 +1,9 @@
 // The strict reader (template-format.md §2): text in, one YAML 1.2 core
 // document and the reading problems out. Three linear passes, so that no
 // input is slow (see docs and bench/hostile.ts):
-//   1. prescan.ts — yaml's Lexer and Parser, enforcing size, depth, alias
-//      count, directives, documents and tags before anything is composed;
+//   1. prescan.ts — yaml's Lexer and Parser, enforcing size, token count,
+//      depth, alias count, directives, documents and tags before anything
+//      is composed, and stopping at a flood of duplicate keys or errors;
 //   2. yaml's Composer with hardened options (no pretty errors, no uniqueKeys,
 //      no merge keys, core schema) over the pre-scanned CST;
 //   3. aliases.ts (expansion, cycles) and duplicate-keys.ts over the AST.
@@ -72,7 +73,6 @@ const COMPOSE_OPTIONS = {
   intAsBigInt: false,
   keepSourceTokens: false,
   stringKeys: false,
-  maxAliasCount: LIMITS.aliasExpansion,
 } as const;
 
 /** Problems after which the document is not safe to walk. */
