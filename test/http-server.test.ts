@@ -44,6 +44,10 @@ function run(env: Record<string, string>): Run {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
+async function health(base: string): Promise<{ ok: boolean; library_root: string | null }> {
+  return (await fetch(`${base}/api/desk/health`)).json() as Promise<{ ok: boolean; library_root: string | null }>;
+}
+
 async function listening(r: Run): Promise<string> {
   for (let i = 0; i < 200; i++) {
     const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(r.stdout());
@@ -58,8 +62,7 @@ test('serves, holds the root, refuses a second server, and stops cleanly on SIGT
   const root = join(dir, 'lib');
   const first = run({ DESK_LIBRARY_ROOT: root });
   const base = await listening(first);
-  const health = await (await fetch(`${base}/api/desk/health`)).json();
-  expect(health).toMatchObject({ ok: true, library_root: root });
+  expect(await health(base)).toMatchObject({ ok: true, library_root: root });
   expect(existsSync(join(root, '.desk-library.lock'))).toBe(true);
 
   const second = run({ DESK_LIBRARY_ROOT: root });
@@ -74,13 +77,13 @@ test('serves, holds the root, refuses a second server, and stops cleanly on SIGT
 test('the default root is ./.desk-library, created; an empty DESK_LIBRARY_ROOT means none', async () => {
   const withDefault = run({});
   const base = await listening(withDefault);
-  expect((await (await fetch(`${base}/api/desk/health`)).json()).library_root).toBe(join(dir, '.desk-library'));
+  expect((await health(base)).library_root).toBe(join(dir, '.desk-library'));
   withDefault.child.kill('SIGTERM');
   await withDefault.exited;
 
   const none = run({ DESK_LIBRARY_ROOT: '' });
   const b2 = await listening(none);
-  expect((await (await fetch(`${b2}/api/desk/health`)).json()).library_root).toBeNull();
+  expect((await health(b2)).library_root).toBeNull();
   none.child.kill('SIGTERM');
   await none.exited;
 });
