@@ -1,6 +1,6 @@
 import { ApiError, call } from './api.js';
 import { clear, h } from './dom.js';
-import { errorCount, lineCount, marksByLine, offsetOf, position, purposeOf, sortProblems } from './format.js';
+import { errorCount, lineCount, marksByLine, offsetOf, position, sortProblems } from './format.js';
 import type { Card, Problem } from './types.js';
 
 /**
@@ -129,7 +129,8 @@ export class Editor {
     const source = this.textarea.value;
     try {
       const { body } = await call<Card>('POST', '/templates/propose', {
-        body: { name: this.opts.name, purpose: purposeOf(source) ?? '', source },
+        // No purpose argument: the card then reads the header's own, so nothing is flagged as differing.
+        body: { name: this.opts.name, source },
       });
       if (mine !== this.seq) return; // a later keystroke owns the result
       this.problems = body.problems ?? [];

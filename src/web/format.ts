@@ -44,19 +44,6 @@ export function lineCount(text: string): number {
   return n;
 }
 
-/**
- * The header's purpose as written, read with a line match rather than a YAML
- * parser (the page has none): it is only the `purpose` argument of a proposal,
- * which the service checks against the header itself.
- */
-export function purposeOf(source: string): string | null {
-  const m = /^ {2}purpose:[ \t]*(.*?)[ \t]*$/m.exec(source);
-  if (!m?.[1]) return null;
-  const v = m[1].replace(/\s+#.*$/, '');
-  if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) return v.slice(1, -1);
-  return v;
-}
-
 /** A skeleton for a new custom template: valid as soon as it is written, so the operator starts from a working graph. */
 export function skeleton(name: string, purpose: string): string {
   const p = JSON.stringify(purpose.replace(/[\r\n]+/g, ' ').trim() || 'what this template is for');
