@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
 import { DeskError } from '../src/errors.js';
+import { toProblem } from '../src/http/errors.js';
 import type { Library } from '../src/library/types.js';
 
 let saves = 0;
@@ -140,5 +141,14 @@ describe('error answers', () => {
     const r = await app.inject({ url: '/api/desk/templates/x/diff?agianst=shipped' });
     expect(r.statusCode).toBe(400);
     expect(r.json().code).toBe('bad_request');
+  });
+
+  test("fastify's other client errors are 400, never 500; a plain error is 500", () => {
+    expect(toProblem(Object.assign(new Error('x'), { code: 'FST_ERR_BAD_URL', statusCode: 400 })).code).toBe('bad_request');
+    expect(toProblem(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_CONTENT_LENGTH', statusCode: 400 })).code).toBe(
+      'bad_request',
+    );
+    expect(toProblem(Object.assign(new Error('x'), { code: 'FST_ERR_SOMETHING_INTERNAL', statusCode: 500 })).code).toBe('internal');
+    expect(toProblem(new TypeError('boom')).code).toBe('internal');
   });
 });

@@ -39,8 +39,6 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'bad_request',
   FST_ERR_CTP_INVALID_JSON_BODY: 'bad_request',
-  FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
-  FST_ERR_CTP_EMPTY_TYPE: 'unsupported_media_type',
 };
 
 interface ValidationItem {
@@ -59,6 +57,11 @@ export function toProblem(err: unknown): ProblemDetails {
   // Invalid JSON reaches us as a SyntaxError with statusCode 400 on some paths.
   if (err instanceof SyntaxError && fe.statusCode === 400) return problemDetails('bad_request', 'the body is not valid JSON');
   if (fe.statusCode === 408) return problemDetails('request_timeout', 'the request took too long');
+  // Any other fastify error that blames the request (a bad URL, a bad header):
+  // still the client's, never a 500.
+  if (fe.code?.startsWith('FST_') && fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return problemDetails('bad_request', 'the request is not well formed');
+  }
   return problemDetails('internal', 'the service failed to answer; the error is in its log');
 }
 
