@@ -3,9 +3,9 @@ import { clear, h } from './dom.js';
 import { skeleton } from './format.js';
 import { libraryView } from './list.js';
 import { rolePage } from './roles.js';
-import { errorText, type Tab, TemplatePage } from './template-view.js';
+import { type Tab, TemplatePage } from './template-view.js';
 import type { RoleListItem, TemplateListItem } from './types.js';
-import { say, unsay } from './ui.js';
+import { errorText, say, unsay } from './ui.js';
 
 /**
  * The settings page's router. Views are addressed by the URL hash so each is

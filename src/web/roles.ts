@@ -1,10 +1,9 @@
 import { ApiError, call, enc } from './api.js';
 import { add, clear, h } from './dom.js';
-import { canReset, stateInfo } from './states.js';
 import { KNOWN_TOOLS } from './known-tools.js';
-import { errorText } from './template-view.js';
+import { canReset, stateInfo } from './states.js';
 import type { Kit, RoleDetail } from './types.js';
-import { badge, confirmInline, say } from './ui.js';
+import { badge, confirmInline, errorText, say } from './ui.js';
 
 
 /** One role: role.md and the kit's tools, saved with POST /api/desk/role, with its own reset. */

@@ -1,12 +1,11 @@
 import { ApiError, call, enc } from './api.js';
 import { cardView } from './card-view.js';
 import { add, clear, h } from './dom.js';
-import { diffView, lineDiffView, unifiedView } from './diff-view.js';
 import { Editor, type EditorStatus } from './editor.js';
-import { hunks, lineDiff } from './line-diff.js';
-import { canRebase, canReset, count, stateInfo } from './states.js';
-import type { Card, RebaseResult, TemplateDetail, TemplateDiff, TemplateListItem } from './types.js';
-import { badge, confirmInline, say } from './ui.js';
+import { canRebase, canReset, stateInfo } from './states.js';
+import { conflictBox, fillDiffPanel, rebasePreview } from './template-panels.js';
+import type { Card, TemplateDetail, TemplateListItem } from './types.js';
+import { badge, confirmInline, errorText, say } from './ui.js';
 
 export type Tab = 'source' | 'card' | 'diff';
 
@@ -178,33 +177,17 @@ export class TemplatePage {
   }
 
   private async renderDiff(): Promise<void> {
-    const panel = this.panels.diff;
-    clear(panel);
-    const select = h('select', { id: 'diff-against', onchange: () => {
-      this.diffAgainst = select.value;
-      void this.renderDiff();
-    } });
-    const options: [string, string][] = [['', 'the default (shipped, else its base)']];
-    if (this.detail.shipped) options.push(['shipped', 'the shipped version']);
-    if (this.detail.card.header?.base) options.push(['base', `its base (${this.detail.card.header.base})`]);
-    try {
-      for (const t of await this.templates()) if (t.name !== this.name) options.push([t.name, t.name]);
-    } catch {
-      // the list is only for the picker; the diff itself still works
-    }
-    for (const [v, label] of options) select.append(h('option', { value: v, selected: v === this.diffAgainst }, label));
-    const out = h('div', { class: 'diff-out', 'aria-live': 'polite' }, 'Loading…');
-    panel.append(h('p', { class: 'picker' }, h('label', { for: 'diff-against' }, 'Compare with '), select), out);
-    if (this.editor.dirty) panel.append(h('p', { class: 'note' }, 'The diff is of the saved template, not your unsaved text.'));
-    try {
-      const q = this.diffAgainst ? `?against=${enc(this.diffAgainst)}` : '';
-      const { body } = await call<TemplateDiff>('GET', `/templates/${enc(this.name)}/diff${q}`);
-      clear(out);
-      out.append(diffView(body, this.detail.card));
-    } catch (e) {
-      clear(out);
-      out.append(h('p', { class: 'callout' }, e instanceof ApiError && e.status === 409 ? `Nothing to compare with: ${e.detail}` : errorText(e)));
-    }
+    await fillDiffPanel(this.panels.diff, {
+      name: this.name,
+      detail: this.detail,
+      dirty: this.editor.dirty,
+      against: this.diffAgainst,
+      templates: this.templates,
+      onAgainst: (v) => {
+        this.diffAgainst = v;
+        void this.renderDiff();
+      },
+    });
   }
 
   private revert(): void {
@@ -230,30 +213,12 @@ export class TemplatePage {
 
   /** 412: someone saved or reset this template since we read it. Keep the text; offer reload, the difference, or overwrite. */
   private conflict(mine: string): void {
-    const diffOut = h('div', {});
-    const box = h(
-      'div',
-      { class: 'callout error conflict', role: 'alert' },
-      h('p', {}, h('strong', {}, 'Not saved: this template changed elsewhere'), ' since you opened it (another tab or window saved or reset it). Your text is still in the editor.'),
-      h(
-        'p',
-        { class: 'actions' },
-        h('button', { type: 'button', onclick: () => void this.refresh('Reloaded the saved version.').then(() => clear(this.notices)) }, 'Reload the saved version'),
-        h('button', { type: 'button', onclick: () => void this.showDifference(mine, diffOut) }, 'Show the difference'),
-        h('button', { type: 'button', class: 'danger', onclick: () => void this.overwrite(mine) }, 'Save mine over it'),
-      ),
-      diffOut,
-    );
     clear(this.notices);
-    this.notices.append(box);
-  }
-
-  private async showDifference(mine: string, out: HTMLElement): Promise<void> {
-    const { body } = await call<TemplateDetail>('GET', `/templates/${enc(this.name)}`);
-    clear(out);
-    out.append(
-      h('p', {}, `Lines marked − are in the saved version (${stateInfo(body.state).label}); lines marked + are yours.`),
-      lineDiffView(hunks(lineDiff(body.source, mine)), 'Saved version against your text'),
+    this.notices.append(
+      conflictBox(this.name, mine, {
+        reload: () => void this.refresh('Reloaded the saved version.').then(() => clear(this.notices)),
+        overwrite: () => void this.overwrite(mine),
+      }),
     );
   }
 
@@ -290,27 +255,16 @@ export class TemplatePage {
   private async rebase(): Promise<void> {
     clear(this.notices);
     try {
-      const { body } = await call<RebaseResult>('POST', `/templates/${enc(this.name)}/rebase`, { body: {} });
-      const n = count(body.conflicts);
       this.notices.append(
-        h(
-          'section',
-          { class: 'callout rebase', 'aria-label': 'Rebase preview' },
-          h('h3', {}, 'Your copy merged onto today’s shipped version'),
-          h('p', {}, n === 0 ? 'No conflicts.' : `${n} conflict${n === 1 ? '' : 's'}, marked in the text.`, ' ', body.valid ? 'The result is valid.' : `The result is not valid (${count(body.problems)} problems).`, ' Nothing is written until you save.'),
-          unifiedView(body.merged, 'Merged text'),
-          h(
-            'p',
-            { class: 'actions' },
-            h('button', { type: 'button', class: 'primary', onclick: () => {
-              this.editor.setText(body.merged);
-              clear(this.notices);
-              location.hash = `#/templates/${this.name}`;
-              say('Merged text loaded into the editor; check it, then save.');
-            } }, 'Use this'),
-            h('button', { type: 'button', onclick: () => clear(this.notices) }, 'Close'),
-          ),
-        ),
+        await rebasePreview(this.name, {
+          use: (merged) => {
+            this.editor.setText(merged);
+            clear(this.notices);
+            location.hash = `#/templates/${this.name}`;
+            say('Merged text loaded into the editor; check it, then save.');
+          },
+          close: () => clear(this.notices),
+        }),
       );
     } catch (e) {
       this.failed('No rebase', e);
@@ -342,7 +296,3 @@ export class TemplatePage {
   }
 }
 
-export function errorText(e: unknown): string {
-  if (e instanceof ApiError) return `${e.detail} (${e.code})`;
-  return e instanceof Error ? e.message : String(e);
-}

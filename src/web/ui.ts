@@ -1,3 +1,4 @@
+import { ApiError } from './api.js';
 import { clear, h } from './dom.js';
 import { stateInfo } from './states.js';
 
@@ -47,4 +48,10 @@ export function confirmInline(where: HTMLElement, question: string, yes: string,
     ),
   );
   yesButton.focus();
+}
+
+/** An API failure as one line: the service's detail and its stable code. */
+export function errorText(e: unknown): string {
+  if (e instanceof ApiError) return `${e.detail} (${e.code})`;
+  return e instanceof Error ? e.message : String(e);
 }

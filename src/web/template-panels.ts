@@ -1,0 +1,102 @@
+import { ApiError, call, enc } from './api.js';
+import { clear, h } from './dom.js';
+import { diffView, lineDiffView, unifiedView } from './diff-view.js';
+import { hunks, lineDiff } from './line-diff.js';
+import { count, stateInfo } from './states.js';
+import type { RebaseResult, TemplateDetail, TemplateDiff, TemplateListItem } from './types.js';
+import { errorText } from './ui.js';
+
+/** The larger parts of one template's page that fetch on their own: the diff tab, the 412 conflict, the rebase preview. */
+
+export interface DiffPanelOptions {
+  name: string;
+  detail: TemplateDetail;
+  dirty: boolean;
+  /** '' for the service's default, else `shipped`, `base` or a template name */
+  against: string;
+  templates: () => Promise<TemplateListItem[]>;
+  onAgainst: (against: string) => void;
+}
+
+export async function fillDiffPanel(panel: HTMLElement, o: DiffPanelOptions): Promise<void> {
+  clear(panel);
+  const select = h('select', { id: 'diff-against', onchange: () => o.onAgainst(select.value) });
+  const options: [string, string][] = [['', 'the default (shipped, else its base)']];
+  if (o.detail.shipped) options.push(['shipped', 'the shipped version']);
+  if (o.detail.card.header?.base) options.push(['base', `its base (${o.detail.card.header.base})`]);
+  try {
+    for (const t of await o.templates()) if (t.name !== o.name) options.push([t.name, t.name]);
+  } catch {
+    // the list is only for the picker; the diff itself still works
+  }
+  for (const [v, label] of options) select.append(h('option', { value: v, selected: v === o.against }, label));
+  const out = h('div', { class: 'diff-out', 'aria-live': 'polite' }, 'Loading…');
+  panel.append(h('p', { class: 'picker' }, h('label', { for: 'diff-against' }, 'Compare with '), select), out);
+  if (o.dirty) panel.append(h('p', { class: 'note' }, 'The diff is of the saved template, not your unsaved text.'));
+  try {
+    const q = o.against ? `?against=${enc(o.against)}` : '';
+    const { body } = await call<TemplateDiff>('GET', `/templates/${enc(o.name)}/diff${q}`);
+    clear(out);
+    out.append(diffView(body, o.detail.card));
+  } catch (e) {
+    clear(out);
+    out.append(h('p', { class: 'callout' }, e instanceof ApiError && e.status === 409 ? `Nothing to compare with: ${e.detail}` : errorText(e)));
+  }
+}
+
+/** After a 412: the text is kept; reload, see the difference (diffed here, saved against yours), or overwrite. */
+export function conflictBox(name: string, mine: string, on: { reload: () => void; overwrite: () => void }): HTMLElement {
+  const diffOut = h('div', {});
+  const showDifference = async () => {
+    try {
+      const { body } = await call<TemplateDetail>('GET', `/templates/${enc(name)}`);
+      clear(diffOut);
+      diffOut.append(
+        h('p', {}, `Lines marked − are in the saved version (${stateInfo(body.state).label}); lines marked + are yours.`),
+        lineDiffView(hunks(lineDiff(body.source, mine)), 'Saved version against your text'),
+      );
+    } catch (e) {
+      clear(diffOut);
+      diffOut.append(h('p', {}, `Could not read the saved version: ${errorText(e)}`));
+    }
+  };
+  return h(
+    'div',
+    { class: 'callout error conflict', role: 'alert' },
+    h('p', {}, h('strong', {}, 'Not saved: this template changed elsewhere'), ' since you opened it (another tab or window saved or reset it). Your text is still in the editor.'),
+    h(
+      'p',
+      { class: 'actions' },
+      h('button', { type: 'button', onclick: on.reload }, 'Reload the saved version'),
+      h('button', { type: 'button', onclick: () => void showDifference() }, 'Show the difference'),
+      h('button', { type: 'button', class: 'danger', onclick: on.overwrite }, 'Save mine over it'),
+    ),
+    diffOut,
+  );
+}
+
+/** POST …/rebase: the merge onto today's shipped version, shown, never written. Throws the API's error. */
+export async function rebasePreview(name: string, on: { use: (merged: string) => void; close: () => void }): Promise<HTMLElement> {
+  const { body } = await call<RebaseResult>('POST', `/templates/${enc(name)}/rebase`, { body: {} });
+  const n = count(body.conflicts);
+  return h(
+    'section',
+    { class: 'callout rebase', 'aria-label': 'Rebase preview' },
+    h('h3', {}, 'Your copy merged onto today’s shipped version'),
+    h(
+      'p',
+      {},
+      n === 0 ? 'No conflicts.' : `${n} conflict${n === 1 ? '' : 's'}, marked in the text.`,
+      ' ',
+      body.valid ? 'The result is valid.' : `The result is not valid (${count(body.problems)} problems).`,
+      ' Nothing is written until you save.',
+    ),
+    unifiedView(body.merged, 'Merged text'),
+    h(
+      'p',
+      { class: 'actions' },
+      h('button', { type: 'button', class: 'primary', onclick: () => on.use(body.merged) }, 'Use this'),
+      h('button', { type: 'button', onclick: on.close }, 'Close'),
+    ),
+  );
+}
