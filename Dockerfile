@@ -6,7 +6,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.web.json ./
 COPY src ./src
-COPY bench ./bench
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -1,0 +1,84 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+// No Docker engine runs here, so the container files are checked by reading
+// them, and by Debian's docker-compose (v1) `config`, which needs no engine.
+const root = join(import.meta.dirname, '..');
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as {
+  services: Record<string, { ports: string[]; environment: Record<string, string>; volumes: string[] }>;
+  volumes: Record<string, unknown>;
+};
+const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+const service = Object.values(compose.services)[0]!;
+
+describe('docker-compose.yml', () => {
+  it('publishes the port on the host loopback only', () => {
+    expect(service.ports.length).toBeGreaterThan(0);
+    for (const p of service.ports) expect(p).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+  });
+
+  it('listens on all interfaces inside the container, so it requires DESK_TOKEN', () => {
+    expect(service.environment.HOST).toBe('0.0.0.0');
+    expect(service.environment.DESK_TOKEN).toMatch(/^\$\{DESK_TOKEN:\?/);
+  });
+
+  it('keeps the library root on a named volume', () => {
+    const root = service.environment.DESK_LIBRARY_ROOT;
+    const mount = service.volumes.find((v) => v.endsWith(`:${root}`));
+    expect(mount).toBeDefined();
+    expect(Object.keys(compose.volumes)).toContain(mount!.split(':')[0]);
+  });
+
+  const dc = spawnSync('docker-compose', ['version'], { encoding: 'utf8' });
+  it.skipIf(dc.error !== undefined && !process.env.CI)('passes docker-compose config, and fails it without a token', () => {
+    const env = { ...process.env, DESK_TOKEN: 'x' };
+    const ok = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], { cwd: root, env, encoding: 'utf8' });
+    expect(ok.status, ok.stderr).toBe(0);
+    const { DESK_TOKEN: _, ...noToken } = process.env;
+    const refused = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], {
+      cwd: root,
+      env: noToken,
+      encoding: 'utf8',
+    });
+    expect(refused.status).not.toBe(0);
+  });
+});
+
+describe('Dockerfile', () => {
+  it('runs the server the build produces', () => {
+    const cmd = /^CMD \["node", "([^"]+)"\]$/m.exec(dockerfile);
+    expect(cmd?.[1]).toBe('dist/src/server.js');
+    // global-setup built dist/ the same way the image does (npm run build)
+    expect(existsSync(join(root, cmd![1]!))).toBe(true);
+  });
+
+  it('copies what the server reads at run time: the harness and the page', () => {
+    for (const dir of ['harness', 'src/web', 'dist']) expect(dockerfile).toMatch(new RegExp(`^COPY .*\\b${dir}\\b`, 'm'));
+  });
+
+  it('copies every file the build step needs', () => {
+    const buildCopies = dockerfile.slice(0, dockerfile.indexOf('RUN npm run build'));
+    for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.web.json', 'src'])
+      expect(buildCopies).toContain(f);
+  });
+
+  it('builds from only the files it copies before `npm run build`', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'desk-docker-build-'));
+    try {
+      for (const f of ['package.json', 'tsconfig.json', 'tsconfig.web.json', 'src']) cpSync(join(root, f), join(dir, f), { recursive: true });
+      symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+      const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      for (const project of ['tsconfig.json', 'tsconfig.web.json']) {
+        const r = spawnSync(process.execPath, [tsc, '-p', project], { cwd: dir, encoding: 'utf8' });
+        expect(r.status, r.stdout + r.stderr).toBe(0);
+      }
+      expect(existsSync(join(dir, 'dist', 'src', 'server.js'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
