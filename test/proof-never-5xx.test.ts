@@ -105,7 +105,7 @@ const bodyName = fc.oneof(
 
 /** A template source damaged at random: up to four cuts, each spliced with junk. */
 const mutatedSource = fc
-  .tuple(fc.constantFrom(ALPHA, BETA), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 40 }), fc.string({ unit: 'binary', maxLength: 12 })), { maxLength: 4 }))
+  .tuple(fc.constantFrom<string>(ALPHA, BETA), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 40 }), fc.string({ unit: 'binary', maxLength: 12 })), { maxLength: 4 }))
   .map(([src, edits]) => edits.reduce((s, [at, cut, junk]) => s.slice(0, at % (s.length + 1)) + junk + s.slice((at % (s.length + 1)) + cut), src));
 const source = fc.oneof(
   mutatedSource,
