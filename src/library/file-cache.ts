@@ -1,15 +1,17 @@
 import type { BigIntStats } from 'node:fs';
-import { lstatOrNull, readNoFollow } from './fs-safe.js';
+import { lstatSyncOrNull, readNoFollowSync } from './fs-safe.js';
 import { sha256Hex } from './markers.js';
 
 /**
  * Reads operator files, remembering each one's bytes keyed on what proves it
  * unchanged (issue 5 §1): device, inode, size, mtime and ctime in
  * nanoseconds. A rename-into-place changes the inode; an in-place edit changes
- * mtime/ctime. The racy-git rule covers the rest: when the file was modified
- * within RACY_MS of the moment we read it, an edit in the same timestamp tick
- * could keep every stat field, so its bytes are hashed again until the file is
- * older than that.
+ * mtime/ctime; restoring the mtime by hand (utimes) still moves ctime. The
+ * racy-git rule covers the rest: timestamps come from a coarse kernel clock,
+ * so an edit in the same tick as our read could keep every stat field. While
+ * the file's last change (the later of mtime and ctime) is within RACY_MS of
+ * the moment we read it, its bytes are read and hashed again on every call;
+ * once older, a stat alone proves them current.
  */
 export const RACY_MS = 2_000;
 
@@ -22,16 +24,43 @@ export interface FileData {
 
 export type CachedRead = { kind: 'missing' } | { kind: 'unreadable'; reason: string } | ({ kind: 'file' } & FileData);
 
-interface Slot {
-  key: string;
-  mtimeMs: number;
-  /** when (now()) the bytes were last proven current */
-  verifiedAt: number;
-  data: FileData;
+/** What proves a file or folder unchanged: identity, size and both timestamps, compared as bigints (no string is built). */
+export interface StatKey {
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
 }
 
-function statKey(s: BigIntStats): string {
-  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+interface Slot {
+  key: StatKey;
+  /** the later of mtime and ctime, in ms */
+  changedMs: number;
+  /** when (now()) the bytes were last proven current; taken before they were read */
+  verifiedAt: number;
+  read: CachedRead & { kind: 'file' };
+}
+
+export function statKey(s: BigIntStats): StatKey {
+  return { dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs };
+}
+
+/** The later of mtime and ctime in ms: the last moment the file could have changed. */
+export function changedMs(s: BigIntStats): number {
+  return Math.max(Number(s.mtimeNs / 1_000_000n), Number(s.ctimeNs / 1_000_000n));
+}
+
+/** The racy rule shared with the folder listings (dir-cache.ts): a stat proves nothing about a change this recent. */
+export function trusted(key: StatKey, changed: number, verifiedAt: number, st: BigIntStats): boolean {
+  return (
+    verifiedAt - changed >= RACY_MS &&
+    key.ino === st.ino &&
+    key.mtimeNs === st.mtimeNs &&
+    key.ctimeNs === st.ctimeNs &&
+    key.size === st.size &&
+    key.dev === st.dev
+  );
 }
 
 export class FileCache {
@@ -41,29 +70,37 @@ export class FileCache {
 
   constructor(private readonly now: () => number = Date.now) {}
 
+  /** Kept for callers that await; the work is synchronous (see fs-safe.ts). */
   async read(path: string): Promise<CachedRead> {
-    const st = await lstatOrNull(path).catch(() => undefined);
-    if (st === undefined) return this.forget(path, { kind: 'unreadable', reason: 'stat failed' });
+    return this.readSync(path);
+  }
+
+  /** One lstat when the file is unchanged and old enough; otherwise a read and a hash. */
+  readSync(path: string): CachedRead {
+    let st: BigIntStats | null;
+    try {
+      st = lstatSyncOrNull(path);
+    } catch {
+      return this.forget(path, { kind: 'unreadable', reason: 'stat failed' });
+    }
     if (st === null) return this.forget(path, { kind: 'missing' });
     if (st.isSymbolicLink()) return this.forget(path, { kind: 'unreadable', reason: 'a symbolic link (not followed)' });
     if (!st.isFile()) return this.forget(path, { kind: 'unreadable', reason: 'not a regular file' });
     const slot = this.slots.get(path);
-    if (slot && slot.key === statKey(st) && slot.verifiedAt - slot.mtimeMs >= RACY_MS) return { kind: 'file', ...slot.data };
+    if (slot && trusted(slot.key, slot.changedMs, slot.verifiedAt, st)) return slot.read;
     return this.load(path, slot);
   }
 
-  private async load(path: string, slot: Slot | undefined): Promise<CachedRead> {
+  private load(path: string, slot: Slot | undefined): CachedRead {
     const verifiedAt = this.now();
-    const r = await readNoFollow(path);
+    const r = readNoFollowSync(path);
     this.diskReads++;
     if (r.kind !== 'file') return this.forget(path, r);
-    const key = statKey(r.stat);
-    const mtimeMs = Number(r.stat.mtimeNs / 1_000_000n);
     const hash = sha256Hex(r.bytes);
     // keep the old object when the bytes proved the same, so memos keyed on it stay warm
-    const data = slot && slot.data.hash === hash ? slot.data : { bytes: r.bytes, text: r.bytes.toString('utf8'), hash };
-    this.slots.set(path, { key, mtimeMs, verifiedAt, data });
-    return { kind: 'file', ...data };
+    const read = slot && slot.read.hash === hash ? slot.read : { kind: 'file' as const, bytes: r.bytes, text: r.bytes.toString('utf8'), hash };
+    this.slots.set(path, { key: statKey(r.stat), changedMs: changedMs(r.stat), verifiedAt, read });
+    return read;
   }
 
   private forget(path: string, r: CachedRead): CachedRead {

@@ -1,4 +1,4 @@
-import { constants, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type BigIntStats } from 'node:fs';
 import { lstat, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeskError } from '../errors.js';
@@ -127,5 +127,55 @@ export async function readNoFollow(path: string): Promise<ReadOutcome> {
     return { kind: 'unreadable', reason: code ?? 'read failed' };
   } finally {
     await fh?.close().catch(() => {});
+  }
+}
+
+/**
+ * The read path's synchronous twins of lstatOrNull, safeDir and readNoFollow.
+ * A stat or a small read of a local file takes microseconds, less than the
+ * thread-pool round trip of the promise API, and the list does one per file;
+ * callers that loop over many files yield to the event loop between slices
+ * (library-and-api.md §1: the list of thousands stays responsive).
+ */
+export function lstatSyncOrNull(path: string): BigIntStats | null {
+  return lstatSync(path, { bigint: true, throwIfNoEntry: false }) ?? null;
+}
+
+/** safeDir without create: the folder and its lstat, or null when missing; a link on the way is refused. */
+export function safeDirSync(ctx: FsContext, segs: readonly string[]): { dir: string; stat: BigIntStats } | null {
+  let dir = ctx.root;
+  let st: BigIntStats | null = null;
+  for (const seg of segs) {
+    checkSegment(seg);
+    dir = join(dir, seg);
+    st = lstatSyncOrNull(dir);
+    if (!st) return null;
+    if (st.isSymbolicLink()) throw new DeskError('symlink_refused', `${segs.join('/')} passes through a symbolic link`);
+    if (!st.isDirectory()) throw new DeskError('library_unwritable', `${segs.join('/')} is not a folder`);
+  }
+  return st ? { dir, stat: st } : null;
+}
+
+export function readNoFollowSync(path: string): ReadOutcome {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const stat = fstatSync(fd, { bigint: true });
+    if (!stat.isFile()) return { kind: 'unreadable', reason: 'not a regular file' };
+    const bytes = readFileSync(fd);
+    return { kind: 'file', bytes, stat };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    if (code === 'ELOOP') return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
+    return { kind: 'unreadable', reason: code ?? 'read failed' };
+  } finally {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // nothing to do: the bytes are read
+      }
+    }
   }
 }

@@ -3,6 +3,7 @@ import { DeskError } from '../errors.js';
 import { harnessDir as defaultHarnessDir } from '../paths.js';
 import { validateTemplate } from '../template/validate.js';
 import type { LibraryContext, LibraryLogger, WriteGuard } from './context.js';
+import { DirCache } from './dir-cache.js';
 import { FileCache } from './file-cache.js';
 import type { FaultHook, FsContext } from './fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './read-only.js';
@@ -63,8 +64,11 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     shipped,
     readOnly: options.readOnlyTemplates ?? READ_ONLY_TEMPLATES,
     cache: new FileCache(now),
+    dirs: new DirCache(now),
+    lastCatalogue: null,
     validate: options.validate ?? validateTemplate,
     memo: new Map(),
+    entries: new Map(),
     logger,
   };
   const queue = new KeyedQueue();

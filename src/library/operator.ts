@@ -1,9 +1,8 @@
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRoleName, isTemplateName } from '../template/names.js';
 import type { LibraryContext } from './context.js';
+import type { DirListing } from './dir-cache.js';
 import type { CachedRead } from './file-cache.js';
-import { lstatOrNull, safeDir } from './fs-safe.js';
 import { parseRoleIntent, parseTemplateIntent, roleIntentFile, templateIntentFile } from './intents.js';
 import { type Marker, parseMarker, sha256Hex } from './markers.js';
 
@@ -22,29 +21,23 @@ export function fileFromText(text: string): CachedRead {
   return { kind: 'file', bytes, text, hash: sha256Hex(bytes) };
 }
 
-async function names(ctx: LibraryContext, folder: string, pick: (d: import('node:fs').Dirent) => string | null): Promise<string[]> {
-  if (!ctx.fs) return [];
-  const dir = await safeDir(ctx.fs, [folder], false);
-  if (!dir) return [];
+/** `<name>.yaml` files (and whatever else holds such a name: it is listed as unreadable). */
+export function operatorTemplateNames(ctx: LibraryContext): string[] {
+  const listing = ctx.dirs.list(ctx.fs, 'templates');
   const out: string[] = [];
-  for (const d of await readdir(dir, { withFileTypes: true })) {
-    const n = pick(d);
-    if (n !== null) out.push(n);
+  for (const f of listing?.entries.keys() ?? []) {
+    if (!f.endsWith('.yaml')) continue;
+    const n = f.slice(0, -'.yaml'.length);
+    if (isTemplateName(n)) out.push(n);
   }
   return out;
 }
 
-/** `<name>.yaml` files (and whatever else holds such a name: it is listed as unreadable). */
-export function operatorTemplateNames(ctx: LibraryContext): Promise<string[]> {
-  return names(ctx, 'templates', (d) => {
-    if (!d.name.endsWith('.yaml')) return null;
-    const n = d.name.slice(0, -'.yaml'.length);
-    return isTemplateName(n) ? n : null;
-  });
-}
-
-export function operatorRoleNames(ctx: LibraryContext): Promise<string[]> {
-  return names(ctx, 'roles', (d) => ((d.isDirectory() || d.isSymbolicLink()) && isRoleName(d.name) ? d.name : null));
+export function operatorRoleNames(ctx: LibraryContext): string[] {
+  const listing = ctx.dirs.list(ctx.fs, 'roles');
+  const out: string[] = [];
+  for (const [n, d] of listing?.entries ?? []) if ((d.dir || d.link) && isRoleName(n)) out.push(n);
+  return out;
 }
 
 function markerOf(r: CachedRead): Marker | null {
@@ -56,16 +49,27 @@ export interface TemplateCopyView {
   marker: Marker | null;
 }
 
-export async function readTemplateCopy(ctx: LibraryContext, name: string): Promise<TemplateCopyView> {
-  const dir = ctx.fs ? await safeDir(ctx.fs, ['templates'], false) : null;
-  if (!dir) return { copy: MISSING, marker: null };
-  const copy = await ctx.cache.read(join(dir, `${name}.yaml`));
-  let marker = markerOf(await ctx.cache.read(join(dir, `.${name}.shipped`)));
-  const intentRead = await ctx.cache.read(join(dir, templateIntentFile(name)));
+/**
+ * The copy, its marker and any intent, from the folder's listing (dir-cache.ts):
+ * a file the current listing does not hold is missing without a stat, so
+ * a name with no copy, marker or intent costs nothing, and an unchanged copy
+ * costs one lstat.
+ */
+export function readTemplateCopySync(ctx: LibraryContext, name: string, listing: DirListing | null = ctx.dirs.list(ctx.fs, 'templates')): TemplateCopyView {
+  if (!listing) return { copy: MISSING, marker: null };
+  // names are pattern-checked: plain concatenation is the join
+  const at = (file: string) => (listing.entries.has(file) ? ctx.cache.readSync(`${listing.dir}/${file}`) : MISSING);
+  const copy = at(`${name}.yaml`);
+  let marker = markerOf(at(`.${name}.shipped`));
+  const intentRead = at(templateIntentFile(name));
   const intent = intentRead.kind === 'file' ? parseTemplateIntent(intentRead.text) : null;
   if (intent?.op === 'reset') return { copy: MISSING, marker: null };
   if (intent?.op === 'save' && copy.kind === 'file' && copy.hash === intent.marker.copy) marker = intent.marker;
   return { copy, marker };
+}
+
+export async function readTemplateCopy(ctx: LibraryContext, name: string): Promise<TemplateCopyView> {
+  return readTemplateCopySync(ctx, name);
 }
 
 export type RoleCopyView =
@@ -74,9 +78,10 @@ export type RoleCopyView =
   | { kind: 'folder'; roleMd: CachedRead; kit: CachedRead; marker: Marker | null };
 
 export async function readRoleCopy(ctx: LibraryContext, name: string): Promise<RoleCopyView> {
-  const rolesDir = ctx.fs ? await safeDir(ctx.fs, ['roles'], false) : null;
-  if (!rolesDir) return { kind: 'missing' };
-  const intentRead = await ctx.cache.read(join(rolesDir, roleIntentFile(name)));
+  const listing = ctx.dirs.list(ctx.fs, 'roles');
+  if (!listing) return { kind: 'missing' };
+  const rolesDir = listing.dir;
+  const intentRead = listing.entries.has(roleIntentFile(name)) ? ctx.cache.readSync(join(rolesDir, roleIntentFile(name))) : MISSING;
   const intent = intentRead.kind === 'file' ? parseRoleIntent(intentRead.text) : null;
   if (intent?.op === 'reset') return { kind: 'missing' };
   if (intent?.op === 'save') {
@@ -88,11 +93,11 @@ export async function readRoleCopy(ctx: LibraryContext, name: string): Promise<R
     };
   }
   const dir = join(rolesDir, name);
-  const st = await lstatOrNull(dir);
+  const st = listing.entries.get(name);
   if (!st) return { kind: 'missing' };
-  if (st.isSymbolicLink()) return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
-  if (!st.isDirectory()) return { kind: 'unreadable', reason: 'not a folder' };
-  const roleMd = await ctx.cache.read(join(dir, 'role.md'));
-  const kit = await ctx.cache.read(join(dir, 'kit.json'));
-  return { kind: 'folder', roleMd, kit, marker: markerOf(await ctx.cache.read(join(dir, '.shipped'))) };
+  if (st.link) return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
+  if (!st.dir) return { kind: 'unreadable', reason: 'not a folder' };
+  const roleMd = ctx.cache.readSync(join(dir, 'role.md'));
+  const kit = ctx.cache.readSync(join(dir, 'kit.json'));
+  return { kind: 'folder', roleMd, kit, marker: markerOf(ctx.cache.readSync(join(dir, '.shipped'))) };
 }

@@ -1,10 +1,11 @@
-import type { Validation } from '../template/validate.js';
 import { problem } from '../template/problems.js';
 import type { CatalogueSnapshot, LibraryContext } from './context.js';
 import { etagOf, sha256Hex } from './markers.js';
-import { operatorRoleNames, operatorTemplateNames, readTemplateCopy } from './operator.js';
+import { operatorRoleNames, operatorTemplateNames, readTemplateCopySync } from './operator.js';
 import { decideState } from './state.js';
+import type { DirListing } from './dir-cache.js';
 import type { EntryState, TemplateEntry } from './types.js';
+import { validated } from './validation-memo.js';
 
 /**
  * Template entries: what loads for a name, its state (library-and-api.md §2)
@@ -12,28 +13,49 @@ import type { EntryState, TemplateEntry } from './types.js';
  */
 
 /** Every template name: shipped, read-only and the operator's, sorted. */
-export async function templateNames(ctx: LibraryContext): Promise<string[]> {
-  const set = new Set<string>([...ctx.shipped.templates.keys(), ...ctx.readOnly.keys(), ...(await operatorTemplateNames(ctx))]);
+export function templateNames(ctx: LibraryContext): string[] {
+  const set = new Set<string>([...ctx.shipped.templates.keys(), ...ctx.readOnly.keys(), ...operatorTemplateNames(ctx)]);
   return [...set].sort();
 }
 
-export async function roleNames(ctx: LibraryContext): Promise<string[]> {
-  return [...new Set<string>([...ctx.shipped.roles.keys(), ...(await operatorRoleNames(ctx))])].sort();
+export function roleNames(ctx: LibraryContext): string[] {
+  return [...new Set<string>([...ctx.shipped.roles.keys(), ...operatorRoleNames(ctx)])].sort();
 }
 
-/** Read each time (two readdirs): a role or template added by hand changes what validates. */
+let generations = 0;
+
+/**
+ * The catalogue as it is now: a role or template added by hand changes what
+ * validates. Built from the two folder listings (dir-cache.ts), so while both
+ * are current — one folder stat each — the last snapshot is the answer, the
+ * same object; a snapshot whose names did not change keeps its generation.
+ */
+export function snapshotCatalogueSync(ctx: LibraryContext): CatalogueSnapshot {
+  const templates = ctx.dirs.list(ctx.fs, 'templates');
+  const roles = ctx.dirs.list(ctx.fs, 'roles');
+  const last = ctx.lastCatalogue;
+  if (last && last.templates === templates && last.roles === roles) return last.snapshot;
+  const r = roleNames(ctx);
+  const t = templateNames(ctx);
+  const key = JSON.stringify([r, t]);
+  let snapshot: CatalogueSnapshot;
+  if (last && last.snapshot.key === key) snapshot = last.snapshot;
+  else {
+    snapshot = { catalogue: { roles: new Set(r), templates: new Set(t) }, key, gen: ++generations };
+    // memos of templates that are gone would only hold memory
+    for (const name of ctx.memo.keys()) {
+      if (!snapshot.catalogue.templates.has(name)) {
+        ctx.memo.delete(name);
+        ctx.entries.delete(name);
+      }
+    }
+  }
+  ctx.lastCatalogue = { templates, roles, snapshot };
+  return snapshot;
+}
+
 export async function snapshotCatalogue(ctx: LibraryContext): Promise<CatalogueSnapshot> {
-  const [roles, templates] = await Promise.all([roleNames(ctx), templateNames(ctx)]);
-  return { catalogue: { roles: new Set(roles), templates: new Set(templates) }, key: JSON.stringify([roles, templates]) };
-}
-
-/** Validation memoised on (name, content hash, catalogue key): a catalogue change re-validates everything. */
-function validated(ctx: LibraryContext, name: string, text: string, hash: string, cat: CatalogueSnapshot): Validation {
-  const m = ctx.memo.get(name);
-  if (m && m.hash === hash && m.catalogueKey === cat.key) return m.result;
-  const result = ctx.validate(text, { name, catalogue: cat.catalogue });
-  ctx.memo.set(name, { hash, catalogueKey: cat.key, result });
-  return result;
+  return snapshotCatalogueSync(ctx);
 }
 
 function entry(
@@ -45,10 +67,43 @@ function entry(
   fields: { state: EntryState; shipped: boolean; read_only: boolean; edited_outside: boolean; shipped_source: string | null },
 ): TemplateEntry {
   const v = validated(ctx, name, text, hash, cat);
-  return { name, ...fields, source: text, etag: etagOf(hash), valid: v.valid, problems: v.problems, model: v.template };
+  const last = ctx.entries.get(name);
+  // the same answer as last time is the same object: the HTTP layer keeps what it derives from it (answers.ts)
+  if (
+    last &&
+    last.problems === v.problems &&
+    last.source === text &&
+    last.state === fields.state &&
+    last.edited_outside === fields.edited_outside &&
+    last.shipped === fields.shipped &&
+    last.read_only === fields.read_only &&
+    last.shipped_source === fields.shipped_source
+  ) {
+    return last;
+  }
+  const e: TemplateEntry = {
+    name,
+    state: fields.state,
+    shipped: fields.shipped,
+    read_only: fields.read_only,
+    edited_outside: fields.edited_outside,
+    source: text,
+    shipped_source: fields.shipped_source,
+    etag: etagOf(hash),
+    valid: v.valid,
+    problems: v.problems,
+    model: v.template,
+  };
+  ctx.entries.set(name, e);
+  return e;
 }
 
 export async function templateEntry(ctx: LibraryContext, name: string, cat: CatalogueSnapshot): Promise<TemplateEntry | null> {
+  return templateEntrySync(ctx, name, cat);
+}
+
+/** `listing`: the templates folder's listing when the caller has just proven it (a list), else it is fetched. */
+export function templateEntrySync(ctx: LibraryContext, name: string, cat: CatalogueSnapshot, listing?: DirListing | null): TemplateEntry | null {
   const ro = ctx.readOnly.get(name);
   if (ro !== undefined) {
     // code-registered: operator files of this name are ignored, and never written
@@ -56,7 +111,7 @@ export async function templateEntry(ctx: LibraryContext, name: string, cat: Cata
     return entry(ctx, name, ro, sha256Hex(ro), cat, fields);
   }
   const shipped = ctx.shipped.templates.get(name) ?? null;
-  const { copy, marker } = await readTemplateCopy(ctx, name);
+  const { copy, marker } = readTemplateCopySync(ctx, name, listing);
   const base = { shipped: shipped !== null, read_only: false, shipped_source: shipped?.text ?? null };
   if (copy.kind === 'missing') {
     if (!shipped) return null;
@@ -81,12 +136,23 @@ export async function templateEntry(ctx: LibraryContext, name: string, cat: Cata
   return entry(ctx, name, copy.text, copy.hash, cat, { ...base, ...st });
 }
 
+/** Yield to the event loop after this much synchronous work, so a list of thousands never stalls other requests. */
+const SLICE_MS = 8;
+
 export async function listTemplateEntries(ctx: LibraryContext): Promise<TemplateEntry[]> {
-  const cat = await snapshotCatalogue(ctx);
+  const cat = snapshotCatalogueSync(ctx);
+  // proven current by the snapshot a moment ago: one folder stat per list, not one per template
+  const listing = ctx.lastCatalogue!.templates;
   const out: TemplateEntry[] = [];
-  for (const name of [...cat.catalogue.templates].sort()) {
-    const e = await templateEntry(ctx, name, cat);
+  let sliceStart = performance.now();
+  // the catalogue's names are already sorted (templateNames)
+  for (const name of cat.catalogue.templates) {
+    const e = templateEntrySync(ctx, name, cat, listing);
     if (e) out.push(e);
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
   }
   return out;
 }

@@ -1,0 +1,72 @@
+import type { Catalogue } from '../template/model.js';
+import type { Validation } from '../template/validate.js';
+import type { CatalogueSnapshot, LibraryContext } from './context.js';
+
+/**
+ * Validation memoised per template name on what it depends on (issue 5 §1):
+ * the content hash, and the catalogue. The validator is pure (no I/O), and it
+ * sees the catalogue only through the answers it gets, so each memo keeps the
+ * questions it asked — "is there a role `auditor`?", "a template `origin`?" —
+ * and their answers. When the catalogue changes (a role or template added or
+ * removed, by hand or by a write), a memo stays good exactly when every one
+ * of its questions still has the same answer; anything else — a base that
+ * appeared, a role that went — validates again. A validator that walks a set
+ * instead of asking (size, iteration) depends on all of it, and its memo
+ * lasts only while the catalogue is the same snapshot.
+ */
+export interface ValidationMemo {
+  hash: string;
+  /** the snapshot generation the memo was last proven against */
+  gen: number;
+  /** every membership question asked, with its answer; null when the validator depended on the whole catalogue */
+  asked: Asked[] | null;
+  result: Validation;
+}
+
+type Asked = { set: 'roles' | 'templates'; name: string; had: boolean };
+
+/** A read-only set that answers `has` from the real one and writes down each question. */
+function recording(real: ReadonlySet<string>, set: Asked['set'], log: { asked: Asked[] | null }): ReadonlySet<string> {
+  const whole = () => {
+    log.asked = null;
+    return real;
+  };
+  return {
+    has(name: string) {
+      const had = real.has(name);
+      log.asked?.push({ set, name, had });
+      return had;
+    },
+    get size() {
+      return whole().size;
+    },
+    forEach(cb, thisArg) {
+      for (const v of whole()) cb.call(thisArg, v, v, this);
+    },
+    entries: () => whole().entries(),
+    keys: () => whole().keys(),
+    values: () => whole().values(),
+    [Symbol.iterator]: () => whole()[Symbol.iterator](),
+  } as ReadonlySet<string>;
+}
+
+function stillHolds(m: ValidationMemo, cat: Catalogue): boolean {
+  return m.asked?.every((a) => cat[a.set].has(a.name) === a.had) ?? false;
+}
+
+/** The validation of `text` (whose sha256 is `hash`) as template `name` against the snapshot, from the memo when it still holds. */
+export function validated(ctx: LibraryContext, name: string, text: string, hash: string, cat: CatalogueSnapshot): Validation {
+  const m = ctx.memo.get(name);
+  if (m && m.hash === hash) {
+    if (m.gen === cat.gen) return m.result;
+    if (stillHolds(m, cat.catalogue)) {
+      m.gen = cat.gen;
+      return m.result;
+    }
+  }
+  const log: { asked: Asked[] | null } = { asked: [] };
+  const catalogue: Catalogue = { roles: recording(cat.catalogue.roles, 'roles', log), templates: recording(cat.catalogue.templates, 'templates', log) };
+  const result = ctx.validate(text, { name, catalogue });
+  ctx.memo.set(name, { hash, gen: cat.gen, asked: log.asked, result });
+  return result;
+}
