@@ -1,0 +1,58 @@
+/**
+ * One scale point of bench/library.ts, in a process of its own so the RSS it
+ * reports is this list's alone: `node --expose-gc library-child.js <N>`
+ * makes N operator templates, lists them cold (a fresh library) and warm, and
+ * prints one JSON line (ChildResult). The JIT is warmed on a small root first
+ * so the first list at N measures the library, not the compiler.
+ */
+import { buildApp } from '../src/app.js';
+import { timeAsync } from './library.js';
+import { makeOperatorRoot } from './operator-root.js';
+import { median } from './table.js';
+
+export interface ChildResult {
+  n: number;
+  coldPerTemplateUs: number;
+  warmPerTemplateUs: number;
+  rssMB: number;
+}
+
+async function firstList(root: string): Promise<number> {
+  const app = await buildApp({ libraryOptions: { root }, web: false });
+  const t = performance.now();
+  const r = await app.inject({ method: 'GET', url: '/api/desk/templates' });
+  const ms = performance.now() - t;
+  if (r.statusCode !== 200) throw new Error(`list answered ${r.statusCode}`);
+  await app.close();
+  return ms;
+}
+
+async function main(n: number): Promise<ChildResult> {
+  const warmup = await makeOperatorRoot(50, { settle: false });
+  for (let i = 0; i < 5; i++) await firstList(warmup.root);
+  await warmup.remove();
+
+  const op = await makeOperatorRoot(n);
+  try {
+    const cold: number[] = [];
+    for (let i = 0; i < Math.max(1, Math.min(5, 10_000 / n)); i++) cold.push(await firstList(op.root));
+    const app = await buildApp({ libraryOptions: { root: op.root }, web: false });
+    const list = async () => {
+      const r = await app.inject({ method: 'GET', url: '/api/desk/templates' });
+      if (r.statusCode !== 200) throw new Error(`list answered ${r.statusCode}`);
+    };
+    await list();
+    const warm = await timeAsync(list, 1_500, 10);
+    (globalThis as { gc?: () => void }).gc?.();
+    const rssMB = process.memoryUsage().rss / 2 ** 20;
+    await app.close();
+    // the shipped templates are listed too, but n is what the operator added
+    return { n, coldPerTemplateUs: (median(cold) * 1000) / n, warmPerTemplateUs: (warm * 1000) / n, rssMB };
+  } finally {
+    await op.remove();
+  }
+}
+
+const n = Number(process.argv[2]);
+if (!Number.isInteger(n) || n <= 0) throw new Error('usage: library-child.js <N>');
+process.stdout.write(`${JSON.stringify(await main(n))}\n`);
