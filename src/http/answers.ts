@@ -8,7 +8,23 @@ import { buildCard, type Card, type CardAgainst } from '../template/card.js';
 import type { Catalogue } from '../template/model.js';
 import { isTemplateName } from '../template/names.js';
 
+/**
+ * The library answers an unchanged template with the same entry object
+ * (src/library/template-entries.ts), so its summary is built once and kept
+ * for as long as the entry lives.
+ */
+const summaries = new WeakMap<TemplateEntry, ReturnType<typeof buildSummary>>();
+
 export function summary(e: TemplateEntry) {
+  let s = summaries.get(e);
+  if (!s) {
+    s = buildSummary(e);
+    summaries.set(e, s);
+  }
+  return s;
+}
+
+function buildSummary(e: TemplateEntry) {
   const h = e.model?.header;
   return {
     name: e.name,
