@@ -214,7 +214,7 @@ function checkDurable(before: Map<Name, string | null>, after: Map<Name, string 
   }
 }
 
-test(`${ROUNDS} SIGKILLs at random instants mid-burst; every restart tells the truth`, { timeout: 110_000 }, async () => {
+test(`${ROUNDS} SIGKILLs at random instants mid-burst; every restart tells the truth`, { timeout: 180_000 }, async () => {
   const rnd = prng(seed);
   const stats = { answered2xx: 0, cutOff: 0, leftBehind: 0, recovered: 0, states: new Set<string>() };
   let before = new Map<Name, string | null>(NAMES.map((n) => [n, null]));

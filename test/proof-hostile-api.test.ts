@@ -6,7 +6,8 @@
  * `invalid_template` and the shape's problem code, the proposal answers 200
  * with `valid: false` and that code, nothing is written, and the app still
  * answers. Then the same saves against the real server process: it survives
- * each and answers health within a second, sent while the save is read.
+ * each, answers a health request sent while the save is read (under 2 s),
+ * and answers health within a second after each.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -80,7 +81,7 @@ describe('against the real server process', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('every shape is refused over a real socket; the process lives and answers health within a second beside and after each', { timeout: 60_000 }, async () => {
+  test('every shape is refused over a real socket; the process lives and answers health beside each save and within a second after it', { timeout: 60_000 }, async () => {
     const root = join(dir, 'root');
     server = await startServer(root, dir);
     const before = await snapshotTree(root);
@@ -95,8 +96,11 @@ describe('against the real server process', () => {
       expect(res.status, shape.name).toBe(422);
       expect((res.body as Problems).problems.map((p) => p.code), shape.name).toContain(expectedCode(shape));
       expect(health.status, shape.name).toBe(200);
-      expect(ms, `health beside ${shape.name}`).toBeLessThan(1000);
+      // a bomb or a quadratic path would hold it for many seconds; 2 s leaves room for a loaded CI machine
+      expect(ms, `health beside ${shape.name}`).toBeLessThan(2000);
+      const t1 = performance.now();
       expect((await call(server.base, 'GET', '/health')).status, `health after ${shape.name}`).toBe(200);
+      expect(performance.now() - t1, `health after ${shape.name}`).toBeLessThan(1000);
       if (ms > slowest.ms) Object.assign(slowest, { ms, shape: shape.name });
     }
     expect(server.child.exitCode).toBeNull();
