@@ -84,10 +84,11 @@ export class FileCache {
       return this.forget(path, { kind: 'unreadable', reason: 'stat failed' });
     }
     if (st === null) return this.forget(path, { kind: 'missing' });
+    const slot = this.slots.get(path);
+    // a slot only ever holds a regular file, and a matching inode and ctime mean it still is one
+    if (slot && trusted(slot.key, slot.changedMs, slot.verifiedAt, st)) return slot.read;
     if (st.isSymbolicLink()) return this.forget(path, { kind: 'unreadable', reason: 'a symbolic link (not followed)' });
     if (!st.isFile()) return this.forget(path, { kind: 'unreadable', reason: 'not a regular file' });
-    const slot = this.slots.get(path);
-    if (slot && trusted(slot.key, slot.changedMs, slot.verifiedAt, st)) return slot.read;
     return this.load(path, slot);
   }
 

@@ -147,7 +147,8 @@ export function safeDirSync(ctx: FsContext, segs: readonly string[]): { dir: str
   let st: BigIntStats | null = null;
   for (const seg of segs) {
     checkSegment(seg);
-    dir = join(dir, seg);
+    // a checked plain name under an absolute, realpath'd root: concatenation is the join
+    dir = `${dir}/${seg}`;
     st = lstatSyncOrNull(dir);
     if (!st) return null;
     if (st.isSymbolicLink()) throw new DeskError('symlink_refused', `${segs.join('/')} passes through a symbolic link`);

@@ -112,19 +112,21 @@ export function templateEntrySync(ctx: LibraryContext, name: string, cat: Catalo
   }
   const shipped = ctx.shipped.templates.get(name) ?? null;
   const { copy, marker } = readTemplateCopySync(ctx, name, listing);
-  const base = { shipped: shipped !== null, read_only: false, shipped_source: shipped?.text ?? null };
+  const shippedSource = shipped?.text ?? null;
   if (copy.kind === 'missing') {
     if (!shipped) return null;
-    return entry(ctx, name, shipped.text, shipped.hash, cat, { ...base, state: 'shipped', edited_outside: false });
+    return entry(ctx, name, shipped.text, shipped.hash, cat, { state: 'shipped', shipped: true, read_only: false, edited_outside: false, shipped_source: shippedSource });
   }
   if (copy.kind === 'unreadable') {
     // listed, never followed or guessed at: one broken file hides nothing else
     return {
       name,
-      ...base,
       state: shipped ? 'edited' : 'custom',
+      shipped: shipped !== null,
+      read_only: false,
       edited_outside: false,
       source: '',
+      shipped_source: shippedSource,
       etag: etagOf(sha256Hex('')),
       valid: false,
       problems: [problem('file.unreadable', `templates/${name}.yaml cannot be read (${copy.reason}); replace it with a regular file`, '')],
@@ -132,9 +134,11 @@ export function templateEntrySync(ctx: LibraryContext, name: string, cat: Catalo
     };
   }
   // a custom name's leftover marker (its shipped template was withdrawn) means nothing
-  const st = shipped ? decideState(shipped.hash, copy.hash, marker) : { state: 'custom' as const, edited_outside: false };
-  return entry(ctx, name, copy.text, copy.hash, cat, { ...base, ...st });
+  const st = shipped ? decideState(shipped.hash, copy.hash, marker) : CUSTOM;
+  return entry(ctx, name, copy.text, copy.hash, cat, { state: st.state, shipped: shipped !== null, read_only: false, edited_outside: st.edited_outside, shipped_source: shippedSource });
 }
+
+const CUSTOM = { state: 'custom', edited_outside: false } as const;
 
 /** Yield to the event loop after this much synchronous work, so a list of thousands never stalls other requests. */
 const SLICE_MS = 8;
@@ -149,7 +153,7 @@ export async function listTemplateEntries(ctx: LibraryContext): Promise<Template
   for (const name of cat.catalogue.templates) {
     const e = templateEntrySync(ctx, name, cat, listing);
     if (e) out.push(e);
-    if (performance.now() - sliceStart > SLICE_MS) {
+    if ((out.length & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
     }

@@ -5,7 +5,7 @@ import type { FsContext } from './fs-safe.js';
 import { ifMatchPasses, sha256Hex } from './markers.js';
 import { readTemplateCopy } from './operator.js';
 import { recoverTemplate } from './recovery.js';
-import { listTemplateEntries, snapshotCatalogue, templateEntry } from './template-entries.js';
+import { listTemplateEntries, snapshotCatalogue, snapshotCatalogueSync, templateEntrySync } from './template-entries.js';
 import { readKeptBase, writeTemplateAcknowledge, writeTemplateDelete, writeTemplateReset, writeTemplateSave } from './template-writes.js';
 import type { Library, TemplateEntry, WriteOptions } from './types.js';
 
@@ -21,7 +21,7 @@ export function checkTemplateName(name: string): void {
   if (typeof name !== 'string' || !isTemplateName(name)) throw new DeskError('invalid_name', 'a template name is lowercase letters, digits and dashes, at most 64');
 }
 
-type TemplateOps = Pick<Library, 'catalogue' | 'listTemplates' | 'getTemplate' | 'saveTemplate' | 'resetTemplate' | 'acknowledgeTemplate' | 'deleteTemplate' | 'keptBase'>;
+type TemplateOps = Pick<Library, 'catalogue' | 'listTemplates' | 'getTemplate' | 'view' | 'saveTemplate' | 'resetTemplate' | 'acknowledgeTemplate' | 'deleteTemplate' | 'keptBase'>;
 
 /**
  * Runs a write's file steps. If one fails, the name's intent is resolved
@@ -43,7 +43,11 @@ export async function settle(ctx: LibraryContext, name: string, steps: () => Pro
 }
 
 export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps {
-  const get = async (name: string) => templateEntry(ctx, name, await snapshotCatalogue(ctx));
+  const get = async (name: string) => {
+    const cat = snapshotCatalogueSync(ctx);
+    // the templates listing was proven by the snapshot a moment ago
+    return templateEntrySync(ctx, name, cat, ctx.lastCatalogue!.templates);
+  };
 
   /** Common front of every write: refusals that need no file, then the queue slot with the entry as it is now. */
   async function write<T>(
@@ -75,6 +79,17 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
       return (await snapshotCatalogue(ctx)).catalogue;
     },
     listTemplates: () => listTemplateEntries(ctx),
+    async view() {
+      const cat = snapshotCatalogueSync(ctx);
+      const listing = ctx.lastCatalogue!.templates;
+      return {
+        catalogue: cat.catalogue,
+        async getTemplate(name: string) {
+          checkTemplateName(name);
+          return templateEntrySync(ctx, name, cat, listing);
+        },
+      };
+    },
     async getTemplate(name) {
       checkTemplateName(name);
       return get(name);

@@ -55,6 +55,18 @@ export interface WriteOptions {
 }
 
 /**
+ * One look at the library: its folders proven current once, for an answer
+ * that reads several entries (a template, its base, the catalogue its card
+ * uses). Every call on a Library proves afresh; a view saves repeating those
+ * stats within one request. Take a new view for every request.
+ */
+export interface LibraryView {
+  catalogue: Catalogue;
+  /** as Library.getTemplate, against this view's folders */
+  getTemplate(name: string): Promise<TemplateEntry | null>;
+}
+
+/**
  * The library layer's face to the HTTP layer (library-and-api.md §1–3). Every
  * failure is a DeskError from src/errors.ts; nothing here knows fastify.
  */
@@ -65,6 +77,8 @@ export interface Library {
   listTemplates(): Promise<TemplateEntry[]>;
   /** null when no template of that name exists */
   getTemplate(name: string): Promise<TemplateEntry | null>;
+  /** a view for one request (openLibrary has it; callers fall back to catalogue() and getTemplate() without it) */
+  view?(): Promise<LibraryView>;
   saveTemplate(name: string, source: string, opts?: WriteOptions): Promise<TemplateEntry>;
   resetTemplate(name: string, opts?: WriteOptions): Promise<TemplateEntry>;
   acknowledgeTemplate(name: string, opts?: WriteOptions): Promise<TemplateEntry>;
