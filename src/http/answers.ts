@@ -3,7 +3,7 @@
  * handlers stay thin by calling these; nothing here writes.
  */
 import type { FastifyReply } from 'fastify';
-import type { Library, RoleEntry, TemplateEntry } from '../library/types.js';
+import type { Library, LibraryView, RoleEntry, TemplateEntry } from '../library/types.js';
 import { buildCard, type Card, type CardAgainst } from '../template/card.js';
 import type { Catalogue } from '../template/model.js';
 import { isTemplateName } from '../template/names.js';
@@ -49,21 +49,80 @@ function buildSummary(e: TemplateEntry) {
  * shipped bytes (the "same name" template is the entry itself, so the shipped
  * version is the one it varies); else nothing.
  */
-export async function cardAgainst(library: Library, e: TemplateEntry): Promise<CardAgainst | null> {
+export async function cardAgainst(library: Pick<Library, 'getTemplate'>, e: TemplateEntry): Promise<CardAgainst | null> {
+  return (await againstTagged(library, e))?.against ?? null;
+}
+
+/** cardAgainst, with a tag that names those bytes: the base's ETag, or `shipped` (read once at start, so fixed for the library). */
+async function againstTagged(library: Pick<Library, 'getTemplate'>, e: TemplateEntry): Promise<{ against: CardAgainst; tag: string } | null> {
   const base = e.model?.header.base;
   if (base && base !== e.name && isTemplateName(base)) {
     const b = await library.getTemplate(base);
-    if (b) return { name: b.name, kind: 'base', source: b.source };
+    if (b) return { against: { name: b.name, kind: 'base', source: b.source }, tag: b.etag };
   }
   if (e.shipped_source !== null && e.state !== 'shipped') {
-    return { name: e.name, kind: 'shipped', source: e.shipped_source };
+    return { against: { name: e.name, kind: 'shipped', source: e.shipped_source }, tag: 'shipped' };
   }
   return null;
 }
 
+/**
+ * Cards kept per catalogue object (the library answers the same object while
+ * its names are unchanged) and, within it, per template bytes and what the
+ * card diffs against: a card is a pure function of exactly these, so a kept
+ * one is never stale. Bounded: the oldest go first.
+ */
+const cards = new WeakMap<Catalogue, Map<string, Card>>();
+const CARDS_PER_CATALOGUE = 1_000;
+
+async function cardOf(library: Pick<Library, 'getTemplate'>, e: TemplateEntry, cat: Catalogue): Promise<Card> {
+  const a = await againstTagged(library, e);
+  const key = `${e.name}\0${e.etag}\0${a ? `${a.against.kind}\0${a.against.name}\0${a.tag}` : ''}`;
+  let kept = cards.get(cat);
+  if (!kept) {
+    kept = new Map();
+    cards.set(cat, kept);
+  }
+  let card = kept.get(key);
+  if (!card) {
+    card = buildCard(e.source, { name: e.name }, cat, a?.against ?? null);
+    if (kept.size >= CARDS_PER_CATALOGUE) kept.delete(kept.keys().next().value!);
+    kept.set(key, card);
+  }
+  return card;
+}
+
 export async function templateAnswer(library: Library, e: TemplateEntry, catalogue?: Catalogue) {
-  const cat = catalogue ?? (await library.catalogue());
-  const card: Card = buildCard(e.source, { name: e.name }, cat, await cardAgainst(library, e));
+  return answerOf(e, await cardOf(library, e, catalogue ?? (await library.catalogue())));
+}
+
+/** One look at the library for one request (Library.view), or its plain equivalent for a library without views. */
+export async function viewOf(library: Library): Promise<LibraryView> {
+  if (library.view) return library.view();
+  return { catalogue: await library.catalogue(), getTemplate: (name) => library.getTemplate(name) };
+}
+
+/** The bytes of a template's answer, serialised by the route's response schema, kept per entry object while its card is the same. */
+const answerBytes = new WeakMap<TemplateEntry, { card: Card; body: Buffer }>();
+
+/**
+ * Sends templateAnswer's body, serialised once per entry and card: the
+ * library answers an unchanged template with the same entry object and
+ * cardOf answers the same card while its inputs are unchanged, so the
+ * same pair is the same bytes (docs/performance.md).
+ */
+export async function sendTemplateAnswer(reply: FastifyReply, view: LibraryView, e: TemplateEntry): Promise<FastifyReply> {
+  const card = await cardOf(view, e, view.catalogue);
+  let kept = answerBytes.get(e);
+  if (!kept || kept.card !== card) {
+    kept = { card, body: Buffer.from(reply.serialize(answerOf(e, card)) as string) };
+    answerBytes.set(e, kept);
+  }
+  // already serialised: fastify sends a Buffer as it is
+  return reply.type('application/json; charset=utf-8').send(kept.body);
+}
+
+function answerOf(e: TemplateEntry, card: Card) {
   return {
     name: e.name,
     state: e.state,

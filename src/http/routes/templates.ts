@@ -5,8 +5,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Library } from '../../library/types.js';
-import { ifMatch, summary, templateAnswer, withEtag } from '../answers.js';
+import type { Library, TemplateEntry } from '../../library/types.js';
+import { ifMatch, sendTemplateAnswer, summary, templateAnswer, viewOf, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateAnswerSchema, TemplateParams, TemplateSummarySchema } from '../schemas.js';
 
@@ -15,6 +15,11 @@ const IfMatchHeaders = Type.Object({
 });
 
 export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
+  // The last list's bytes, serialised by the response schema. The library answers an
+  // unchanged template with the same entry object, so the same entries in the same
+  // order are the same body; anything changed is serialised again (docs/performance.md).
+  let lastList: { entries: TemplateEntry[]; body: Buffer } | null = null;
+
   app.get(
     '/templates',
     {
@@ -27,10 +32,14 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         },
       },
     },
-    async () => {
+    async (_req, reply) => {
       const list = await library.listTemplates();
-      const templates = list.map(summary).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      return { templates };
+      if (!lastList || !sameEntries(lastList.entries, list)) {
+        const templates = list.map(summary).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        lastList = { entries: list, body: Buffer.from(reply.serialize({ templates }) as string) };
+      }
+      // already serialised: fastify sends a Buffer as it is
+      return reply.type('application/json; charset=utf-8').send(lastList.body as never);
     },
   );
 
@@ -45,10 +54,12 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
       },
     },
     async (req, reply) => {
-      const entry = await library.getTemplate(req.params.name);
+      // one view: the template, its base and the catalogue from one proof of the folders
+      const view = await viewOf(library);
+      const entry = await view.getTemplate(req.params.name);
       if (!entry) throw notFound('template', req.params.name);
       withEtag(reply, entry.etag);
-      return templateAnswer(library, entry);
+      return sendTemplateAnswer(reply, view, entry);
     },
   );
 
@@ -91,3 +102,9 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
     },
   );
 };
+
+function sameEntries(a: readonly TemplateEntry[], b: readonly TemplateEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
