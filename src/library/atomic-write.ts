@@ -20,7 +20,18 @@ export const TEMP_PREFIX = '.tmp-';
 export async function writeFileAtomic(ctx: FsContext, segs: readonly string[], data: string | Buffer, step: string): Promise<void> {
   const target = await safeTarget(ctx, segs, true);
   if (!target) throw new DeskError('library_unwritable', 'the library folder is missing');
-  const tmp = join(target.dir, `${TEMP_PREFIX}${segs[segs.length - 1]}-${randomBytes(6).toString('hex')}`);
+  const tmp = await writeTemp(ctx, target.dir, segs[segs.length - 1]!, data, step);
+  await renameTemp(ctx, tmp, target.path, step);
+  await flushDir(ctx, target.dir, `${step}:fsync-dir`);
+}
+
+/**
+ * The first half of writeFileAtomic: a flushed temp file beside `base` in
+ * `dir` (a folder the caller has checked), not yet visible under its name.
+ * Returns the temp path; on failure the temp file is removed (best effort).
+ */
+export async function writeTemp(ctx: FsContext, dir: string, base: string, data: string | Buffer, step: string): Promise<string> {
+  const tmp = join(dir, `${TEMP_PREFIX}${base}-${randomBytes(6).toString('hex')}`);
   let fh: Awaited<ReturnType<typeof open>> | undefined;
   let created = false;
   try {
@@ -33,16 +44,59 @@ export async function writeFileAtomic(ctx: FsContext, segs: readonly string[], d
     await fh.sync();
     await fh.close();
     fh = undefined;
-    await fault(ctx, `${step}:rename`);
-    await rename(tmp, target.path);
-    created = false;
-    await fault(ctx, `${step}:fsync-dir`);
-    await fsyncDir(target.dir);
+    return tmp;
   } catch (e) {
     await fh?.close().catch(() => {});
     if (created) await cleanup(ctx, tmp, step);
     throw mapFsError(e);
   }
+}
+
+/** The second half: the temp file renamed over the target. The caller flushes the folder. */
+export async function renameTemp(ctx: FsContext, tmp: string, path: string, step: string): Promise<void> {
+  try {
+    await fault(ctx, `${step}:rename`);
+    await rename(tmp, path);
+  } catch (e) {
+    await cleanup(ctx, tmp, step);
+    throw mapFsError(e);
+  }
+}
+
+/**
+ * Writes a file in place and flushes it — only for a file whose reader can
+ * tell a torn one (a checksum), since a crash can leave any prefix. The
+ * caller flushes the folder when the file is new.
+ */
+export async function writeInPlace(ctx: FsContext, path: string, data: string | Buffer, step: string): Promise<void> {
+  let fh: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    await fault(ctx, `${step}:open`);
+    fh = await open(path, 'w', 0o644);
+    await fault(ctx, `${step}:write`);
+    await fh.writeFile(data);
+    await fault(ctx, `${step}:fsync`);
+    await fh.sync();
+  } catch (e) {
+    throw mapFsError(e);
+  } finally {
+    await fh?.close().catch(() => {});
+  }
+}
+
+/** Flushes a folder's renames, creations and removals (the step name is given whole). */
+export async function flushDir(ctx: FsContext, dir: string, step: string): Promise<void> {
+  try {
+    await fault(ctx, step);
+    await fsyncDir(dir);
+  } catch (e) {
+    throw mapFsError(e);
+  }
+}
+
+/** Removes a temp file that will not be renamed (best effort; recovery removes what is left). */
+export async function discardTemp(ctx: FsContext, tmp: string, step: string): Promise<void> {
+  await cleanup(ctx, tmp, step);
 }
 
 async function cleanup(ctx: FsContext, tmp: string, step: string): Promise<void> {

@@ -3,7 +3,7 @@ import { isRoleName, isTemplateName } from '../template/names.js';
 import type { LibraryContext } from './context.js';
 import type { DirListing } from './dir-cache.js';
 import type { CachedRead } from './file-cache.js';
-import { parseRoleIntent, parseTemplateIntent, roleIntentFile, templateIntentFile } from './intents.js';
+import { intentMarker, parseRoleIntent, parseTemplateIntent, roleIntentFile, templateIntentFile } from './intents.js';
 import { type Marker, parseMarker, sha256Hex } from './markers.js';
 
 /**
@@ -64,7 +64,10 @@ export function readTemplateCopySync(ctx: LibraryContext, name: string, listing:
   const intentRead = at(templateIntentFile(name));
   const intent = intentRead.kind === 'file' ? parseTemplateIntent(intentRead.text) : null;
   if (intent?.op === 'reset') return { copy: MISSING, marker: null };
-  if (intent?.op === 'save' && copy.kind === 'file' && copy.hash === intent.marker.copy) marker = intent.marker;
+  if (intent?.op === 'save') {
+    const m = intentMarker(intent, copy.kind === 'file' ? copy.hash : null, marker);
+    if (m !== undefined) marker = m;
+  }
   return { copy, marker };
 }
 

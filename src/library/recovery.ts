@@ -4,8 +4,8 @@ import { DeskError } from '../errors.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
 import { removeFileDurable, removeTreeDurable, TEMP_PREFIX, writeFileAtomic } from './atomic-write.js';
 import { type FsContext, fault, readNoFollow, safeDir } from './fs-safe.js';
-import { parseRoleIntent, parseTemplateIntent, roleIntentFile, type RoleIntent, templateIntentFile } from './intents.js';
-import { formatMarker, sha256Hex } from './markers.js';
+import { intentMarker, parseRoleIntent, parseTemplateIntent, roleIntentFile, type RoleIntent, templateIntentFile } from './intents.js';
+import { formatMarker, parseMarker, sha256Hex } from './markers.js';
 
 /**
  * Applies intents left by a write that did not finish (intents.ts), for one
@@ -26,10 +26,11 @@ export async function recoverTemplate(fs: FsContext, name: string): Promise<void
     await removeFileDurable(fs, ['templates', `.${name}.shipped`], 'recover:marker-remove');
   } else if (intent?.op === 'save') {
     const copy = await readNoFollow(join(dir, `${name}.yaml`));
-    // the copy landed: its marker rolls forward; otherwise the old marker stands
-    if (copy.kind === 'file' && sha256Hex(copy.bytes) === intent.marker.copy) {
-      await writeFileAtomic(fs, ['templates', `.${name}.shipped`], formatMarker(intent.marker), 'recover:marker');
-    }
+    const onDisk = await readNoFollow(join(dir, `.${name}.shipped`));
+    // the copy landed: its marker rolls forward; it did not: the old marker stands, or comes back
+    const m = intentMarker(intent, copy.kind === 'file' ? sha256Hex(copy.bytes) : null, onDisk.kind === 'file' ? parseMarker(onDisk.bytes.toString('utf8')) : null);
+    if (m === null) await removeFileDurable(fs, ['templates', `.${name}.shipped`], 'recover:marker-remove');
+    else if (m !== undefined) await writeFileAtomic(fs, ['templates', `.${name}.shipped`], formatMarker(m), 'recover:marker');
   }
   await removeFileDurable(fs, ['templates', intentFile], 'recover:intent-remove');
 }

@@ -1,8 +1,9 @@
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { removeFileDurable, writeFileAtomic } from './atomic-write.js';
-import { type FsContext, readNoFollow, safeDir, safeTarget } from './fs-safe.js';
+import { discardTemp, flushDir, removeFileDurable, renameTemp, writeFileAtomic, writeInPlace, writeTemp } from './atomic-write.js';
+import { type FsContext, fault, lstatOrNull, mapFsError, readNoFollow, safeDir, safeTarget } from './fs-safe.js';
 import { formatTemplateIntent, templateIntentFile } from './intents.js';
-import { formatMarker, type Marker, sha256Hex } from './markers.js';
+import { formatMarker, type Marker, parseMarker, sha256Hex } from './markers.js';
 import type { ShippedTemplate } from './shipped.js';
 
 /**
@@ -22,11 +23,16 @@ async function precheck(fs: FsContext, name: string): Promise<void> {
   for (const p of [copyPath(name), markerPath(name), intentPath(name)]) await safeTarget(fs, p, true);
 }
 
-/** The shipped bytes a copy is saved against, content-addressed, for a later three-way merge. */
+/**
+ * The shipped bytes a copy is saved against, content-addressed, for a later
+ * three-way merge. Written only when absent: a file of the right size under
+ * its hash is taken as kept (readKeptBase checks the hash when it is used,
+ * and a damaged one of another size is written again here).
+ */
 export async function keepBase(fs: FsContext, shipped: ShippedTemplate): Promise<void> {
   const target = await safeTarget(fs, basePath(shipped.hash), true);
-  const have = target ? await readNoFollow(target.path) : null;
-  if (have?.kind === 'file' && sha256Hex(have.bytes) === shipped.hash) return;
+  const have = target ? await lstatOrNull(target.path) : null;
+  if (have?.isFile() && have.size === BigInt(shipped.bytes.length)) return;
   await writeFileAtomic(fs, basePath(shipped.hash), shipped.bytes, 'base');
 }
 
@@ -38,11 +44,41 @@ export async function readKeptBase(fs: FsContext, hash: string): Promise<string 
   return r.kind === 'file' && sha256Hex(r.bytes) === hash ? r.bytes.toString('utf8') : null;
 }
 
+/** What stands before a save: the copy's hash and the marker, as the intent records them. */
+async function standing(dir: string, name: string): Promise<{ copy: string | null; marker: Marker | null }> {
+  const [copy, marker] = await Promise.all([readNoFollow(join(dir, `${name}.yaml`)), readNoFollow(join(dir, `.${name}.shipped`))]);
+  return {
+    copy: copy.kind === 'file' ? sha256Hex(copy.bytes) : null,
+    marker: marker.kind === 'file' ? parseMarker(marker.bytes.toString('utf8')) : null,
+  };
+}
+
+/** Runs steps side by side and waits for all of them, so none is still running when one has failed. */
+async function allOrFail<T extends unknown[]>(steps: { [K in keyof T]: Promise<T[K]> }, onFail: (done: unknown[]) => Promise<void>): Promise<T> {
+  const settled = await Promise.allSettled(steps);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    await onFail(settled.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<unknown>).value));
+    throw failed.reason;
+  }
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as T;
+}
+
 /**
- * Custom name: the file alone. Shipped name: kept base, intent (the new
- * marker), copy, marker, intent removed. The copy's rename is the commit
- * point: before it the old copy and marker stand; after it the intent rolls
- * the marker forward.
+ * Custom name: the file alone (temp, fsync, rename, folder fsync). Shipped
+ * name, with three flushes where a bare durable write has two:
+ *
+ * 1. side by side: the intent (new marker, and the copy and marker that
+ *    stand now) written in place and flushed — it carries a checksum, so a
+ *    torn one counts as none — and the copy and the marker each as a flushed
+ *    temp file; the kept base only when absent;
+ * 2. the folder flushed: the intent is on disk before anything is renamed;
+ * 3. the copy renamed over the old (the commit point), then the marker; the
+ *    folder flushed once for both. Whatever subset of the two renames a
+ *    crash keeps, the intent says which marker is true (intentMarker);
+ * 4. the intent removed. Its removal is not flushed: an intent that comes
+ *    back after a crash finds its copy landed and rolls the same marker
+ *    forward, or finds the copy changed since and leaves it be.
  */
 export async function writeTemplateSave(fs: FsContext, name: string, source: string, shipped: ShippedTemplate | null): Promise<Marker | null> {
   const bytes = Buffer.from(source, 'utf8');
@@ -51,13 +87,45 @@ export async function writeTemplateSave(fs: FsContext, name: string, source: str
     return null;
   }
   await precheck(fs, name);
+  const dir = (await safeDir(fs, ['templates'], true))!;
   const marker = { shipped: shipped.hash, copy: sha256Hex(bytes) };
-  await keepBase(fs, shipped);
-  await writeFileAtomic(fs, intentPath(name), formatTemplateIntent({ op: 'save', marker }), 'intent');
-  await writeFileAtomic(fs, copyPath(name), bytes, 'copy');
-  await writeFileAtomic(fs, markerPath(name), formatMarker(marker), 'marker');
-  await removeFileDurable(fs, intentPath(name), 'intent-remove');
+  const was = await standing(dir, name);
+  const intentFile = join(dir, templateIntentFile(name));
+  const discard = async (temps: unknown[]) => {
+    for (const t of temps) if (typeof t === 'string') await discardTemp(fs, t, 'save');
+  };
+  const [, copyTmp, markerTmp] = await allOrFail<[void, string, string, void]>(
+    [
+      writeInPlace(fs, intentFile, formatTemplateIntent({ op: 'save', marker, was }), 'intent'),
+      writeTemp(fs, dir, `${name}.yaml`, bytes, 'copy'),
+      writeTemp(fs, dir, `.${name}.shipped`, formatMarker(marker), 'marker'),
+      keepBase(fs, shipped),
+    ],
+    discard,
+  );
+  try {
+    await flushDir(fs, dir, 'intent:fsync-dir');
+  } catch (e) {
+    await discard([copyTmp, markerTmp]);
+    throw e;
+  }
+  try {
+    await renameTemp(fs, copyTmp, join(dir, `${name}.yaml`), 'copy');
+  } catch (e) {
+    await discard([markerTmp]);
+    throw e;
+  }
+  await renameTemp(fs, markerTmp, join(dir, `.${name}.shipped`), 'marker');
+  await flushDir(fs, dir, 'renames:fsync-dir');
+  await removeIntent(fs, intentFile);
   return marker;
+}
+
+async function removeIntent(fs: FsContext, path: string): Promise<void> {
+  await fault(fs, 'intent-remove:unlink');
+  await unlink(path).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'ENOENT') throw mapFsError(e);
+  });
 }
 
 /** Two files go, so the decision is written first: a `reset` intent that recovery finishes. */
