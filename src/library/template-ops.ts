@@ -6,6 +6,7 @@ import { ifMatchPasses, sha256Hex } from './markers.js';
 import { readTemplateCopy } from './operator.js';
 import { recoverTemplate } from './recovery.js';
 import { listTemplateEntries, snapshotCatalogue, snapshotCatalogueSync, templateEntrySync } from './template-entries.js';
+import { validated } from './validation-memo.js';
 import { readKeptBase, writeTemplateAcknowledge, writeTemplateDelete, writeTemplateReset, writeTemplateSave } from './template-writes.js';
 import type { Library, TemplateEntry, WriteOptions } from './types.js';
 
@@ -42,6 +43,10 @@ export async function settle(ctx: LibraryContext, name: string, steps: () => Pro
   }
 }
 
+function isEntry(x: unknown): x is TemplateEntry {
+  return typeof x === 'object' && x !== null && 'etag' in x && 'state' in x;
+}
+
 export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps {
   const get = async (name: string) => {
     const cat = snapshotCatalogueSync(ctx);
@@ -66,7 +71,8 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
       const before = await get(name);
       if (!ifMatchPasses(opts?.ifMatch, before?.etag ?? null)) throw new DeskError('precondition_failed', `${name} changed since it was read`);
       const out = await body(fs, before);
-      const after = await get(name);
+      // a body that answers the entry as it now is spares a second look
+      const after = isEntry(out) ? out : await get(name);
       ctx.logger.info({ name, kind: 'template', op, before: before?.state ?? null, after: after?.state ?? null, who: opts?.who ?? null }, `template ${op}`);
       return out;
     });
@@ -97,7 +103,9 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
     async saveTemplate(name, source, opts) {
       // validation comes first (spec §4): an invalid body is 422 whatever If-Match says
       const validateFirst = async () => {
-        const v = ctx.validate(source, { name, catalogue: (await snapshotCatalogue(ctx)).catalogue });
+        // validated as it will read back from disk, and memoised: the entry answered after the save reuses it
+        const bytes = Buffer.from(source, 'utf8');
+        const v = validated(ctx, name, bytes.toString('utf8'), sha256Hex(bytes), snapshotCatalogueSync(ctx));
         if (!v.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: v.problems });
       };
       return write(name, opts, 'saved', async (fs) => {

@@ -21,6 +21,8 @@ export interface ValidationMemo {
   /** every membership question asked, with its answer; null when the validator depended on the whole catalogue */
   asked: Asked[] | null;
   result: Validation;
+  /** the memo this one replaced: a save validates the new bytes while the old ones still load, and both are asked for again */
+  older?: ValidationMemo;
 }
 
 type Asked = { set: 'roles' | 'templates'; name: string; had: boolean };
@@ -56,17 +58,18 @@ function stillHolds(m: ValidationMemo, cat: Catalogue): boolean {
 
 /** The validation of `text` (whose sha256 is `hash`) as template `name` against the snapshot, from the memo when it still holds. */
 export function validated(ctx: LibraryContext, name: string, text: string, hash: string, cat: CatalogueSnapshot): Validation {
-  const m = ctx.memo.get(name);
-  if (m && m.hash === hash) {
-    if (m.gen === cat.gen) return m.result;
-    if (stillHolds(m, cat.catalogue)) {
+  const latest = ctx.memo.get(name);
+  for (const m of [latest, latest?.older]) {
+    if (!m || m.hash !== hash) continue;
+    if (m.gen === cat.gen || stillHolds(m, cat.catalogue)) {
       m.gen = cat.gen;
+      if (m !== latest) ctx.memo.set(name, { ...m, older: latest && { ...latest, older: undefined } });
       return m.result;
     }
   }
   const log: { asked: Asked[] | null } = { asked: [] };
   const catalogue: Catalogue = { roles: recording(cat.catalogue.roles, 'roles', log), templates: recording(cat.catalogue.templates, 'templates', log) };
   const result = ctx.validate(text, { name, catalogue });
-  ctx.memo.set(name, { hash, gen: cat.gen, asked: log.asked, result });
+  ctx.memo.set(name, { hash, gen: cat.gen, asked: log.asked, result, older: latest && { ...latest, older: undefined } });
   return result;
 }
