@@ -105,8 +105,10 @@ export function buildCard(
   args: CardArguments,
   catalogue: Catalogue,
   against: CardAgainst | null = null,
+  /** the validator; a caller that keeps validations (src/http/answers.ts) passes a memoised one. Default: validateTemplate */
+  validate: typeof validateTemplate = validateTemplate,
 ): Card {
-  const { template, problems, valid } = validateTemplate(source, { name: args.name, catalogue });
+  const { template, problems, valid } = validate(source, { name: args.name, catalogue });
   const header = cardHeader(template?.header);
   const purposeArg = args.purpose;
   let diff: TemplateDiff | null = null;
@@ -115,6 +117,7 @@ export function buildCard(
       { name: against.name, source: against.source, label: `${against.kind}/${against.name}.yaml` },
       { name: args.name, source, label: `${args.name}.yaml` },
       catalogue,
+      validate,
     );
     diff = { against: { name: against.name, kind: against.kind }, ...d };
   }

@@ -77,6 +77,8 @@ export function diffTemplates(
   a: DiffSide,
   b: DiffSide,
   catalogue: Catalogue,
+  /** the validator; a caller that keeps validations (src/http/answers.ts) passes a memoised one. Default: validateTemplate */
+  validate: typeof validateTemplate = validateTemplate,
 ): { identical: boolean; unified: string; graph: GraphDiff } {
   const identical = a.source === b.source;
   const unified = identical
@@ -84,8 +86,8 @@ export function diffTemplates(
     : createTwoFilesPatch(a.label ?? `${a.name}.yaml`, b.label ?? `${b.name}.yaml`, a.source, b.source, '', '', {
         context: 3,
       });
-  const before = validateTemplate(a.source, { catalogue }).template;
-  const after = validateTemplate(b.source, { catalogue }).template;
+  const before = validate(a.source, { catalogue }).template;
+  const after = validate(b.source, { catalogue }).template;
   return { identical, unified, graph: graphDiff(before, after) };
 }
 
