@@ -7,6 +7,7 @@ import type { Library, LibraryView, RoleEntry, TemplateEntry } from '../library/
 import { buildCard, type Card, type CardAgainst } from '../template/card.js';
 import type { Catalogue } from '../template/model.js';
 import { isTemplateName } from '../template/names.js';
+import { type Validation, validateTemplate } from '../template/validate.js';
 
 /**
  * The library answers an unchanged template with the same entry object
@@ -85,7 +86,7 @@ async function cardOf(library: Pick<Library, 'getTemplate'>, e: TemplateEntry, c
   }
   let card = kept.get(key);
   if (!card) {
-    card = buildCard(e.source, { name: e.name }, cat, a?.against ?? null);
+    card = buildCard(e.source, { name: e.name }, cat, a?.against ?? null, cardValidator(cat, e));
     if (kept.size >= CARDS_PER_CATALOGUE) kept.delete(kept.keys().next().value!);
     kept.set(key, card);
   }
@@ -94,6 +95,41 @@ async function cardOf(library: Pick<Library, 'getTemplate'>, e: TemplateEntry, c
 
 export async function templateAnswer(library: Library, e: TemplateEntry, catalogue?: Catalogue) {
   return answerOf(e, await cardOf(library, e, catalogue ?? (await library.catalogue())));
+}
+
+/**
+ * The validations a card asks for (its template with and without the name
+ * check, and what it diffs against), kept per catalogue object and keyed on
+ * the name option and the exact source — validation is pure, so a kept one
+ * is the answer. The entry's own validation, which the library already did
+ * against this catalogue's names, is put in first. Bounded per catalogue.
+ */
+const validations = new WeakMap<Catalogue, Map<string, Validation>>();
+const VALIDATIONS_PER_CATALOGUE = 500;
+
+function cardValidator(cat: Catalogue, e: TemplateEntry): typeof validateTemplate {
+  let kept = validations.get(cat);
+  if (!kept) {
+    kept = new Map();
+    validations.set(cat, kept);
+  }
+  const store = kept;
+  const keyOf = (name: string | undefined, source: string) => `${name ?? ''}\0${source}`;
+  const put = (k: string, v: Validation) => {
+    if (store.size >= VALIDATIONS_PER_CATALOGUE) store.delete(store.keys().next().value!);
+    store.set(k, v);
+  };
+  if (!store.has(keyOf(e.name, e.source))) put(keyOf(e.name, e.source), { template: e.model, problems: e.problems, valid: e.valid });
+  return (source, options) => {
+    if (options.catalogue !== cat) return validateTemplate(source, options);
+    const k = keyOf(options.name, source);
+    let v = store.get(k);
+    if (!v) {
+      v = validateTemplate(source, options);
+      put(k, v);
+    }
+    return v;
+  };
 }
 
 /** One look at the library for one request (Library.view), or its plain equivalent for a library without views. */

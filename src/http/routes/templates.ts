@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Library, TemplateEntry } from '../../library/types.js';
-import { ifMatch, sendTemplateAnswer, summary, templateAnswer, viewOf, withEtag } from '../answers.js';
+import { ifMatch, sendTemplateAnswer, summary, viewOf, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateAnswerSchema, TemplateParams, TemplateSummarySchema } from '../schemas.js';
 
@@ -81,7 +81,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         who: req.ip,
       });
       withEtag(reply, entry.etag);
-      return templateAnswer(library, entry);
+      return sendTemplateAnswer(reply, await viewOf(library), entry);
     },
   );
 
