@@ -154,21 +154,21 @@ async function saves(op: OperatorRoot): Promise<BenchRow[]> {
     const r = await app.inject({ method: 'PUT', url: `${LIST}/quick-fix`, payload: { source } });
     if (r.statusCode !== 200) throw new Error(`save answered ${r.statusCode}: ${r.body.slice(0, 200)}`);
   };
-  // two bodies of the same length, alternated, so every save writes new bytes
-  const bodies = [shipped.replace('purpose:', '# a\n  purpose:'), shipped.replace('purpose:', '# b\n  purpose:')];
+  // every save new bytes, as an operator's edits are: nothing about them was seen before
+  const body = (i: number) => shipped.replace('purpose:', `# edit ${String(i).padStart(6, '0')}\n  purpose:`);
   for (let i = 0; i < 10; i++) {
-    await put(bodies[i % 2]!);
-    await bareDurableWrite(plainDir, bodies[i % 2]!);
+    await put(body(i));
+    await bareDurableWrite(plainDir, body(i));
   }
   const s: number[] = [];
   const b: number[] = [];
   // interleaved: a slow disk moment hits both sides alike
-  for (let i = 0; i < 200; i++) {
+  for (let i = 10; i < 210; i++) {
     let t = performance.now();
-    await put(bodies[i % 2]!);
+    await put(body(i));
     s.push(performance.now() - t);
     t = performance.now();
-    await bareDurableWrite(plainDir, bodies[i % 2]!);
+    await bareDurableWrite(plainDir, body(i));
     b.push(performance.now() - t);
   }
   await app.close();
