@@ -94,7 +94,7 @@ export async function writeTemplateSave(fs: FsContext, name: string, source: str
   const discard = async (temps: unknown[]) => {
     for (const t of temps) if (typeof t === 'string') await discardTemp(fs, t, 'save');
   };
-  const [, copyTmp, markerTmp] = await allOrFail<[void, string, string, void]>(
+  const [, copyTmp, markerTmp] = await allOrFail<[unknown, string, string, unknown]>(
     [
       writeInPlace(fs, intentFile, formatTemplateIntent({ op: 'save', marker, was }), 'intent'),
       writeTemp(fs, dir, `${name}.yaml`, bytes, 'copy'),
