@@ -17,12 +17,31 @@ export const RACY_MS = 2_000;
 
 export interface FileData {
   bytes: Buffer;
-  text: string;
+  /** the bytes as UTF-8 text */
+  readonly text: string;
   /** lowercase hex sha256 of the bytes */
   hash: string;
 }
 
 export type CachedRead = { kind: 'missing' } | { kind: 'unreadable'; reason: string } | ({ kind: 'file' } & FileData);
+
+/**
+ * A read file as the cache keeps it: the bytes alone (off the JS heap, and
+ * half the size of a UTF-16 string), the text decoded when asked. Thousands
+ * of templates are listed without their text ever being needed once their
+ * validation is kept (issue 5: RSS after listing 10,000).
+ */
+class FileRead {
+  readonly kind = 'file' as const;
+  constructor(
+    readonly bytes: Buffer,
+    readonly hash: string,
+  ) {}
+
+  get text(): string {
+    return this.bytes.toString('utf8');
+  }
+}
 
 /** What proves a file or folder unchanged: identity, size and both timestamps, compared as bigints (no string is built). */
 export interface StatKey {
@@ -99,7 +118,7 @@ export class FileCache {
     if (r.kind !== 'file') return this.forget(path, r);
     const hash = sha256Hex(r.bytes);
     // keep the old object when the bytes proved the same, so memos keyed on it stay warm
-    const read = slot && slot.read.hash === hash ? slot.read : { kind: 'file' as const, bytes: r.bytes, text: r.bytes.toString('utf8'), hash };
+    const read = slot && slot.read.hash === hash ? slot.read : new FileRead(r.bytes, hash);
     this.slots.set(path, { key: statKey(r.stat), changedMs: changedMs(r.stat), verifiedAt, read });
     return read;
   }

@@ -58,21 +58,27 @@ export async function snapshotCatalogue(ctx: LibraryContext): Promise<CatalogueS
   return snapshotCatalogueSync(ctx);
 }
 
+/** Where an entry's text comes from: a kept file (decoded when asked), a shipped template, a registered source. */
+interface Source {
+  readonly text: string;
+}
+
 function entry(
   ctx: LibraryContext,
   name: string,
-  text: string,
+  src: Source,
   hash: string,
   cat: CatalogueSnapshot,
   fields: { state: EntryState; shipped: boolean; read_only: boolean; edited_outside: boolean; shipped_source: string | null },
 ): TemplateEntry {
-  const v = validated(ctx, name, text, hash, cat);
+  const v = validated(ctx, name, src, hash, cat);
+  const etag = etagOf(hash);
   const last = ctx.entries.get(name);
   // the same answer as last time is the same object: the HTTP layer keeps what it derives from it (answers.ts)
   if (
     last &&
     last.problems === v.problems &&
-    last.source === text &&
+    last.etag === etag &&
     last.state === fields.state &&
     last.edited_outside === fields.edited_outside &&
     last.shipped === fields.shipped &&
@@ -87,9 +93,12 @@ function entry(
     shipped: fields.shipped,
     read_only: fields.read_only,
     edited_outside: fields.edited_outside,
-    source: text,
+    // decoded when read: a kept entry holds the file's bytes, not a second copy as a string
+    get source() {
+      return src.text;
+    },
     shipped_source: fields.shipped_source,
-    etag: etagOf(hash),
+    etag,
     valid: v.valid,
     problems: v.problems,
     model: v.template,
@@ -108,14 +117,14 @@ export function templateEntrySync(ctx: LibraryContext, name: string, cat: Catalo
   if (ro !== undefined) {
     // code-registered: operator files of this name are ignored, and never written
     const fields = { state: 'read_only', shipped: false, read_only: true, edited_outside: false, shipped_source: null } as const;
-    return entry(ctx, name, ro, sha256Hex(ro), cat, fields);
+    return entry(ctx, name, { text: ro }, sha256Hex(ro), cat, fields);
   }
   const shipped = ctx.shipped.templates.get(name) ?? null;
   const { copy, marker } = readTemplateCopySync(ctx, name, listing);
   const shippedSource = shipped?.text ?? null;
   if (copy.kind === 'missing') {
     if (!shipped) return null;
-    return entry(ctx, name, shipped.text, shipped.hash, cat, { state: 'shipped', shipped: true, read_only: false, edited_outside: false, shipped_source: shippedSource });
+    return entry(ctx, name, shipped, shipped.hash, cat, { state: 'shipped', shipped: true, read_only: false, edited_outside: false, shipped_source: shippedSource });
   }
   if (copy.kind === 'unreadable') {
     // listed, never followed or guessed at: one broken file hides nothing else
@@ -135,7 +144,7 @@ export function templateEntrySync(ctx: LibraryContext, name: string, cat: Catalo
   }
   // a custom name's leftover marker (its shipped template was withdrawn) means nothing
   const st = shipped ? decideState(shipped.hash, copy.hash, marker) : CUSTOM;
-  return entry(ctx, name, copy.text, copy.hash, cat, { state: st.state, shipped: shipped !== null, read_only: false, edited_outside: st.edited_outside, shipped_source: shippedSource });
+  return entry(ctx, name, copy, copy.hash, cat, { state: st.state, shipped: shipped !== null, read_only: false, edited_outside: st.edited_outside, shipped_source: shippedSource });
 }
 
 const CUSTOM = { state: 'custom', edited_outside: false } as const;

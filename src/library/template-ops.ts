@@ -105,7 +105,7 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
       const validateFirst = async () => {
         // validated as it will read back from disk, and memoised: the entry answered after the save reuses it
         const bytes = Buffer.from(source, 'utf8');
-        const v = validated(ctx, name, bytes.toString('utf8'), sha256Hex(bytes), snapshotCatalogueSync(ctx));
+        const v = validated(ctx, name, { text: bytes.toString('utf8') }, sha256Hex(bytes), snapshotCatalogueSync(ctx));
         if (!v.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: v.problems });
       };
       return write(name, opts, 'saved', async (fs) => {

@@ -56,8 +56,8 @@ function stillHolds(m: ValidationMemo, cat: Catalogue): boolean {
   return m.asked?.every((a) => cat[a.set].has(a.name) === a.had) ?? false;
 }
 
-/** The validation of `text` (whose sha256 is `hash`) as template `name` against the snapshot, from the memo when it still holds. */
-export function validated(ctx: LibraryContext, name: string, text: string, hash: string, cat: CatalogueSnapshot): Validation {
+/** The validation of `src.text` (whose sha256 is `hash`; the text is decoded only when validated) as template `name` against the snapshot, from the memo when it still holds. */
+export function validated(ctx: LibraryContext, name: string, src: { readonly text: string }, hash: string, cat: CatalogueSnapshot): Validation {
   const latest = ctx.memo.get(name);
   for (const m of [latest, latest?.older]) {
     if (!m || m.hash !== hash) continue;
@@ -69,7 +69,10 @@ export function validated(ctx: LibraryContext, name: string, text: string, hash:
   }
   const log: { asked: Asked[] | null } = { asked: [] };
   const catalogue: Catalogue = { roles: recording(cat.catalogue.roles, 'roles', log), templates: recording(cat.catalogue.templates, 'templates', log) };
-  const result = ctx.validate(text, { name, catalogue });
-  ctx.memo.set(name, { hash, gen: cat.gen, asked: log.asked, result, older: latest && { ...latest, older: undefined } });
+  // kept as a deep copy: the validator's strings are slices of the source, and
+  // would keep every source text alive for as long as its memo (issue 5: RSS)
+  const result = structuredClone(ctx.validate(src.text, { name, catalogue }));
+  // the names asked about are slices of the source too: copied for the same reason
+  ctx.memo.set(name, { hash, gen: cat.gen, asked: structuredClone(log.asked), result, older: latest && { ...latest, older: undefined } });
   return result;
 }
