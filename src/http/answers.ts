@@ -59,7 +59,8 @@ async function againstTagged(library: Pick<Library, 'getTemplate'>, e: TemplateE
   const base = e.model?.header.base;
   if (base && base !== e.name && isTemplateName(base)) {
     const b = await library.getTemplate(base);
-    if (b) return { against: { name: b.name, kind: 'base', source: b.source }, tag: b.etag };
+    // the source is read only when a card is built: a kept card needs its tag alone
+    if (b) return { against: { name: b.name, kind: 'base', get source() { return b.source; } }, tag: b.etag };
   }
   if (e.shipped_source !== null && e.state !== 'shipped') {
     return { against: { name: e.name, kind: 'shipped', source: e.shipped_source }, tag: 'shipped' };
