@@ -1,8 +1,8 @@
 /**
  * One scale point of bench/library.ts, in a process of its own so the RSS it
- * reports is this list's alone: `node --expose-gc library-child.js <N>`
- * makes N operator templates, lists them cold (a fresh library) and warm, and
- * prints one JSON line (ChildResult). The JIT is warmed on a small root first
+ * reports is this list's alone: `node --expose-gc library-child.js <N> <root>`
+ * lists the N operator templates the parent made under <root> cold (a fresh
+ * library) and warm, and prints one JSON line (ChildResult). The JIT is warmed on a small root first
  * so the first list at N measures the library, not the compiler.
  */
 import { buildApp } from '../src/app.js';
@@ -15,6 +15,8 @@ export interface ChildResult {
   coldPerTemplateUs: number;
   warmPerTemplateUs: number;
   rssMB: number;
+  heapUsedMB: number;
+  externalMB: number;
 }
 
 async function firstList(root: string): Promise<number> {
@@ -27,32 +29,35 @@ async function firstList(root: string): Promise<number> {
   return ms;
 }
 
-async function main(n: number): Promise<ChildResult> {
+async function main(n: number, root: string): Promise<ChildResult> {
   const warmup = await makeOperatorRoot(50, { settle: false });
   for (let i = 0; i < 5; i++) await firstList(warmup.root);
   await warmup.remove();
 
-  const op = await makeOperatorRoot(n);
-  try {
-    const cold: number[] = [];
-    for (let i = 0; i < Math.max(1, Math.min(5, 10_000 / n)); i++) cold.push(await firstList(op.root));
-    const app = await buildApp({ libraryOptions: { root: op.root }, web: false });
-    const list = async () => {
-      const r = await app.inject({ method: 'GET', url: '/api/desk/templates' });
-      if (r.statusCode !== 200) throw new Error(`list answered ${r.statusCode}`);
-    };
-    await list();
-    const warm = await timeAsync(list, 1_500, 10);
-    (globalThis as { gc?: () => void }).gc?.();
-    const rssMB = process.memoryUsage().rss / 2 ** 20;
-    await app.close();
-    // the shipped templates are listed too, but n is what the operator added
-    return { n, coldPerTemplateUs: (median(cold) * 1000) / n, warmPerTemplateUs: (warm * 1000) / n, rssMB };
-  } finally {
-    await op.remove();
-  }
+  const cold: number[] = [];
+  for (let i = 0; i < Math.max(1, Math.min(5, 10_000 / n)); i++) cold.push(await firstList(root));
+  const app = await buildApp({ libraryOptions: { root }, web: false });
+  const list = async () => {
+    const r = await app.inject({ method: 'GET', url: '/api/desk/templates' });
+    if (r.statusCode !== 200) throw new Error(`list answered ${r.statusCode}`);
+  };
+  await list();
+  const warm = await timeAsync(list, 1_500, 10);
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  await app.close();
+  // the shipped templates are listed too, but n is what the operator added
+  return {
+    n,
+    coldPerTemplateUs: (median(cold) * 1000) / n,
+    warmPerTemplateUs: (warm * 1000) / n,
+    rssMB: m.rss / 2 ** 20,
+    heapUsedMB: m.heapUsed / 2 ** 20,
+    externalMB: m.external / 2 ** 20,
+  };
 }
 
 const n = Number(process.argv[2]);
-if (!Number.isInteger(n) || n <= 0) throw new Error('usage: library-child.js <N>');
-process.stdout.write(`${JSON.stringify(await main(n))}\n`);
+const root = process.argv[3];
+if (!Number.isInteger(n) || n <= 0 || !root) throw new Error('usage: library-child.js <N> <root>');
+process.stdout.write(`${JSON.stringify(await main(n, root))}\n`);
