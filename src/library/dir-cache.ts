@@ -17,8 +17,11 @@ import { type FsContext, safeDirSync } from './fs-safe.js';
 export interface DirListing {
   /** the folder's path */
   dir: string;
-  /** every entry by name: whether it is a folder, whether it is a symbolic link (never followed) */
-  entries: ReadonlyMap<string, { dir: boolean; link: boolean }>;
+  /** every entry's name */
+  entries: ReadonlySet<string>;
+  /** with `types`: which entries are folders and which symbolic links (never followed); else empty */
+  folders: ReadonlySet<string>;
+  links: ReadonlySet<string>;
 }
 
 interface Slot {
@@ -35,23 +38,38 @@ export class DirCache {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** The listing of `root/<folder>`, or null when the folder is missing (or there is no root). A link there is refused. */
-  list(fs: FsContext | null, folder: string): DirListing | null {
+  /**
+   * The listing of `root/<folder>`, or null when the folder is missing (or
+   * there is no root). A link there is refused. `types`: also say which
+   * entries are folders and links (the roles folder); names alone are
+   * cheaper (the templates folder, thousands of files).
+   */
+  list(fs: FsContext | null, folder: string, types = false): DirListing | null {
     if (!fs) return null;
+    const key = `${folder}\0${types}`;
     const found = safeDirSync(fs, [folder]);
     if (!found) {
-      this.slots.delete(folder);
+      this.slots.delete(key);
       return null;
     }
-    const slot = this.slots.get(folder);
+    const slot = this.slots.get(key);
     if (slot && slot.listing.dir === found.dir && trusted(slot.key, slot.changedMs, slot.verifiedAt, found.stat)) return slot.listing;
     const verifiedAt = this.now();
-    const entries = new Map<string, { dir: boolean; link: boolean }>();
-    for (const d of readdirSync(found.dir, { withFileTypes: true })) entries.set(d.name, { dir: d.isDirectory(), link: d.isSymbolicLink() });
+    const folders = new Set<string>();
+    const links = new Set<string>();
+    let entries: Set<string>;
+    if (types) {
+      entries = new Set();
+      for (const d of readdirSync(found.dir, { withFileTypes: true })) {
+        entries.add(d.name);
+        if (d.isDirectory()) folders.add(d.name);
+        if (d.isSymbolicLink()) links.add(d.name);
+      }
+    } else entries = new Set(readdirSync(found.dir));
     this.listings++;
     // the stat was taken before the listing: a change between them makes the next call list again
-    const listing = { dir: found.dir, entries };
-    this.slots.set(folder, { key: statKey(found.stat), changedMs: changedMs(found.stat), verifiedAt, listing });
+    const listing = { dir: found.dir, entries, folders, links };
+    this.slots.set(key, { key: statKey(found.stat), changedMs: changedMs(found.stat), verifiedAt, listing });
     return listing;
   }
 }

@@ -25,7 +25,7 @@ export function fileFromText(text: string): CachedRead {
 export function operatorTemplateNames(ctx: LibraryContext): string[] {
   const listing = ctx.dirs.list(ctx.fs, 'templates');
   const out: string[] = [];
-  for (const f of listing?.entries.keys() ?? []) {
+  for (const f of listing?.entries ?? []) {
     if (!f.endsWith('.yaml')) continue;
     const n = f.slice(0, -'.yaml'.length);
     if (isTemplateName(n)) out.push(n);
@@ -34,9 +34,9 @@ export function operatorTemplateNames(ctx: LibraryContext): string[] {
 }
 
 export function operatorRoleNames(ctx: LibraryContext): string[] {
-  const listing = ctx.dirs.list(ctx.fs, 'roles');
+  const listing = ctx.dirs.list(ctx.fs, 'roles', true);
   const out: string[] = [];
-  for (const [n, d] of listing?.entries ?? []) if ((d.dir || d.link) && isRoleName(n)) out.push(n);
+  for (const n of listing?.entries ?? []) if ((listing!.folders.has(n) || listing!.links.has(n)) && isRoleName(n)) out.push(n);
   return out;
 }
 
@@ -81,7 +81,7 @@ export type RoleCopyView =
   | { kind: 'folder'; roleMd: CachedRead; kit: CachedRead; marker: Marker | null };
 
 export async function readRoleCopy(ctx: LibraryContext, name: string): Promise<RoleCopyView> {
-  const listing = ctx.dirs.list(ctx.fs, 'roles');
+  const listing = ctx.dirs.list(ctx.fs, 'roles', true);
   if (!listing) return { kind: 'missing' };
   const rolesDir = listing.dir;
   const intentRead = listing.entries.has(roleIntentFile(name)) ? ctx.cache.readSync(join(rolesDir, roleIntentFile(name))) : MISSING;
@@ -96,10 +96,9 @@ export async function readRoleCopy(ctx: LibraryContext, name: string): Promise<R
     };
   }
   const dir = join(rolesDir, name);
-  const st = listing.entries.get(name);
-  if (!st) return { kind: 'missing' };
-  if (st.link) return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
-  if (!st.dir) return { kind: 'unreadable', reason: 'not a folder' };
+  if (!listing.entries.has(name)) return { kind: 'missing' };
+  if (listing.links.has(name)) return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
+  if (!listing.folders.has(name)) return { kind: 'unreadable', reason: 'not a folder' };
   const roleMd = ctx.cache.readSync(join(dir, 'role.md'));
   const kit = ctx.cache.readSync(join(dir, 'kit.json'));
   return { kind: 'folder', roleMd, kit, marker: markerOf(ctx.cache.readSync(join(dir, '.shipped'))) };

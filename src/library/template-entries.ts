@@ -32,7 +32,7 @@ let generations = 0;
  */
 export function snapshotCatalogueSync(ctx: LibraryContext): CatalogueSnapshot {
   const templates = ctx.dirs.list(ctx.fs, 'templates');
-  const roles = ctx.dirs.list(ctx.fs, 'roles');
+  const roles = ctx.dirs.list(ctx.fs, 'roles', true);
   const last = ctx.lastCatalogue;
   if (last && last.templates === templates && last.roles === roles) return last.snapshot;
   const r = roleNames(ctx);
