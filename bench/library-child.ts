@@ -1,6 +1,6 @@
 /**
  * One scale point of bench/library.ts, in a process of its own so the RSS it
- * reports is this list's alone: `node --expose-gc library-child.js <N> <root>`
+ * reports is this list's alone: `node --expose-gc library-child.js time|rss <N> <root>`
  * lists the N operator templates the parent made under <root> cold (a fresh
  * library) and warm, and prints one JSON line (ChildResult). The JIT is warmed on a small root first
  * so the first list at N measures the library, not the compiler.
@@ -29,7 +29,24 @@ async function firstList(root: string): Promise<number> {
   return ms;
 }
 
-async function main(n: number, root: string): Promise<ChildResult> {
+/**
+ * `time`: cold first lists (fresh libraries) and the warm list's median.
+ * `rss`: one library lists once cold and once warm, then the memory is read —
+ * in a process that did nothing else, so the figure is the library's and not
+ * the timing loop's garbage (megabytes of response bodies).
+ */
+async function main(mode: string, n: number, root: string): Promise<Partial<ChildResult>> {
+  if (mode === 'rss') {
+    const app = await buildApp({ libraryOptions: { root }, web: false });
+    for (let i = 0; i < 2; i++) {
+      const r = await app.inject({ method: 'GET', url: '/api/desk/templates' });
+      if (r.statusCode !== 200) throw new Error(`list answered ${r.statusCode}`);
+    }
+    (globalThis as { gc?: () => void }).gc?.();
+    const m = process.memoryUsage();
+    await app.close();
+    return { n, rssMB: m.rss / 2 ** 20, heapUsedMB: m.heapUsed / 2 ** 20, externalMB: m.external / 2 ** 20 };
+  }
   const warmup = await makeOperatorRoot(50, { settle: false });
   for (let i = 0; i < 5; i++) await firstList(warmup.root);
   await warmup.remove();
@@ -43,21 +60,12 @@ async function main(n: number, root: string): Promise<ChildResult> {
   };
   await list();
   const warm = await timeAsync(list, 1_500, 10);
-  (globalThis as { gc?: () => void }).gc?.();
-  const m = process.memoryUsage();
   await app.close();
   // the shipped templates are listed too, but n is what the operator added
-  return {
-    n,
-    coldPerTemplateUs: (median(cold) * 1000) / n,
-    warmPerTemplateUs: (warm * 1000) / n,
-    rssMB: m.rss / 2 ** 20,
-    heapUsedMB: m.heapUsed / 2 ** 20,
-    externalMB: m.external / 2 ** 20,
-  };
+  return { n, coldPerTemplateUs: (median(cold) * 1000) / n, warmPerTemplateUs: (warm * 1000) / n };
 }
 
-const n = Number(process.argv[2]);
-const root = process.argv[3];
-if (!Number.isInteger(n) || n <= 0 || !root) throw new Error('usage: library-child.js <N> <root>');
-process.stdout.write(`${JSON.stringify(await main(n, root))}\n`);
+const [mode, count, root] = process.argv.slice(2);
+const n = Number(count);
+if ((mode !== 'time' && mode !== 'rss') || !Number.isInteger(n) || n <= 0 || !root) throw new Error('usage: library-child.js time|rss <N> <root>');
+process.stdout.write(`${JSON.stringify(await main(mode, n, root))}\n`);

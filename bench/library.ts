@@ -195,8 +195,14 @@ async function child(n: number): Promise<ChildResult> {
   const op = await makeOperatorRoot(n);
   try {
     const script = fileURLToPath(new URL('./library-child.js', import.meta.url));
-    const { stdout } = await execFileP(process.execPath, ['--expose-gc', script, String(n), op.root], { maxBuffer: 1 << 20 });
-    return JSON.parse(stdout.trim().split('\n').pop()!) as ChildResult;
+    const run = async (mode: string) => {
+      const { stdout } = await execFileP(process.execPath, ['--expose-gc', script, mode, String(n), op.root], { maxBuffer: 1 << 20 });
+      return JSON.parse(stdout.trim().split('\n').pop()!) as Partial<ChildResult>;
+    };
+    const time = await run('time');
+    // RSS only where it is a goal: a process of its own that lists and is measured
+    const rss = n === 10_000 ? await run('rss') : {};
+    return { ...time, ...rss } as ChildResult;
   } finally {
     await op.remove();
   }
