@@ -68,10 +68,11 @@ async function allOrFail<T extends unknown[]>(steps: { [K in keyof T]: Promise<T
  * Custom name: the file alone (temp, fsync, rename, folder fsync). Shipped
  * name, with three flushes where a bare durable write has two:
  *
+ * 0. the kept base, only when absent, before the intent names it;
  * 1. side by side: the intent (new marker, and the copy and marker that
  *    stand now) written in place and flushed — it carries a checksum, so a
  *    torn one counts as none — and the copy and the marker each as a flushed
- *    temp file; the kept base only when absent;
+ *    temp file;
  * 2. the folder flushed: the intent is on disk before anything is renamed;
  * 3. the copy renamed over the old (the commit point), then the marker; the
  *    folder flushed once for both. Whatever subset of the two renames a
@@ -94,12 +95,15 @@ export async function writeTemplateSave(fs: FsContext, name: string, source: str
   const discard = async (temps: unknown[]) => {
     for (const t of temps) if (typeof t === 'string') await discardTemp(fs, t, 'save');
   };
-  const [, copyTmp, markerTmp] = await allOrFail<[unknown, string, string, unknown]>(
+  // the base first, before the intent can name it: a save of the bytes already on
+  // disk finds its copy "landed" at once, and recovery rolls its marker forward
+  // even when a crash came before anything was renamed (usually one lstat)
+  await keepBase(fs, shipped);
+  const [, copyTmp, markerTmp] = await allOrFail<[unknown, string, string]>(
     [
       writeInPlace(fs, intentFile, formatTemplateIntent({ op: 'save', marker, was }), 'intent'),
       writeTemp(fs, dir, `${name}.yaml`, bytes, 'copy'),
       writeTemp(fs, dir, `.${name}.shipped`, formatMarker(marker), 'marker'),
-      keepBase(fs, shipped),
     ],
     discard,
   );
