@@ -25,22 +25,23 @@ export function summary(e: TemplateEntry) {
   return s;
 }
 
+/** From the entry's outline alone: a listed entry keeps no problems or model (src/library/types.ts). */
 function buildSummary(e: TemplateEntry) {
-  const h = e.model?.header;
+  const o = e.outline;
   return {
     name: e.name,
-    purpose: h?.purpose ?? null,
+    purpose: o.purpose,
     shipped: e.shipped,
     read_only: e.read_only,
     state: e.state,
     edited_outside: e.edited_outside,
-    ticket: e.model?.ticket ?? false,
-    writes: h?.writes ?? false,
-    closes_ticket: h?.closes_ticket ?? false,
-    base: h?.base ?? null,
+    ticket: o.ticket,
+    writes: o.writes,
+    closes_ticket: o.closes_ticket,
+    base: o.base,
     valid: e.valid,
-    errors: e.problems.filter((p) => p.severity === 'error').length,
-    warnings: e.problems.filter((p) => p.severity === 'warning').length,
+    errors: o.errors,
+    warnings: o.warnings,
   };
 }
 
@@ -56,7 +57,7 @@ export async function cardAgainst(library: Pick<Library, 'getTemplate'>, e: Temp
 
 /** cardAgainst, with a tag that names those bytes: the base's ETag, or `shipped` (read once at start, so fixed for the library). */
 async function againstTagged(library: Pick<Library, 'getTemplate'>, e: TemplateEntry): Promise<{ against: CardAgainst; tag: string } | null> {
-  const base = e.model?.header.base;
+  const base = e.outline.base;
   if (base && base !== e.name && isTemplateName(base)) {
     const b = await library.getTemplate(base);
     // the source is read only when a card is built: a kept card needs its tag alone

@@ -29,8 +29,12 @@ export interface LibraryContext {
   validate: typeof validateTemplate;
   /** per template name: the last validation and what it depends on (validation-memo.ts) */
   memo: Map<string, ValidationMemo>;
+  /** memos holding their whole validation, least recently used first (validation-memo.ts) */
+  fulls: Set<ValidationMemo>;
   /** per template name: the last entry answered, answered again (the same object) while nothing in it changed */
   entries: Map<string, TemplateEntry>;
+  /** the whole entries (source, problems, model) of the most recently read templates, each answered again while its listed entry is (template-entries.ts) */
+  wholes: Map<string, { listed: TemplateEntry; whole: TemplateEntry }>;
   logger: LibraryLogger;
 }
 

@@ -16,7 +16,7 @@ import { sha256Hex } from './markers.js';
 export const RACY_MS = 2_000;
 
 export interface FileData {
-  bytes: Buffer;
+  readonly bytes: Buffer;
   /** the bytes as UTF-8 text */
   readonly text: string;
   /** lowercase hex sha256 of the bytes */
@@ -26,17 +26,43 @@ export interface FileData {
 export type CachedRead = { kind: 'missing' } | { kind: 'unreadable'; reason: string } | ({ kind: 'file' } & FileData);
 
 /**
- * A read file as the cache keeps it: the bytes alone (off the JS heap, and
- * half the size of a UTF-16 string), the text decoded when asked. Thousands
- * of templates are listed without their text ever being needed once their
- * validation is kept (issue 5: RSS after listing 10,000).
+ * Thrown when a file's bytes, dropped from memory and read again, no longer
+ * hash to what was kept: the file changed since its stat. The caller looks
+ * again (template-entries.ts retries), and the new stat or the racy rule
+ * sees the change.
+ */
+export class FileChanged extends Error {
+  constructor(readonly path: string) {
+    super(`${path} changed while it was read`);
+  }
+}
+
+/** How many files keep their bytes in memory; the rest keep their hash and stat alone (issue 5: RSS at 10,000). */
+export const BYTES_KEPT = 256;
+
+/**
+ * A read file as the cache keeps it: its hash always; its bytes only while
+ * among the BYTES_KEPT most recently used, read again from disk when asked
+ * after that — and checked against the hash, so they are the bytes the hash
+ * proved. Thousands of listed templates need their hash alone once their
+ * validation's outline is kept.
  */
 class FileRead {
   readonly kind = 'file' as const;
+  /** null once dropped from memory */
+  kept: Buffer | null;
   constructor(
-    readonly bytes: Buffer,
+    bytes: Buffer,
     readonly hash: string,
-  ) {}
+    readonly path: string,
+    private readonly cache: FileCache,
+  ) {
+    this.kept = bytes;
+  }
+
+  get bytes(): Buffer {
+    return this.cache.bytesOf(this);
+  }
 
   get text(): string {
     return this.bytes.toString('utf8');
@@ -58,7 +84,7 @@ interface Slot {
   changedMs: number;
   /** when (now()) the bytes were last proven current; taken before they were read */
   verifiedAt: number;
-  read: CachedRead & { kind: 'file' };
+  read: FileRead;
 }
 
 export function statKey(s: BigIntStats): StatKey {
@@ -84,6 +110,8 @@ export function trusted(key: StatKey, changed: number, verifiedAt: number, st: B
 
 export class FileCache {
   private readonly slots = new Map<string, Slot>();
+  /** the reads holding their bytes, least recently used first */
+  private readonly withBytes = new Set<FileRead>();
   /** how many reads hit the disk for bytes; tests and the bench read it */
   diskReads = 0;
 
@@ -118,9 +146,33 @@ export class FileCache {
     if (r.kind !== 'file') return this.forget(path, r);
     const hash = sha256Hex(r.bytes);
     // keep the old object when the bytes proved the same, so memos keyed on it stay warm
-    const read = slot && slot.read.hash === hash ? slot.read : new FileRead(r.bytes, hash);
+    const read = slot && slot.read.hash === hash ? slot.read : new FileRead(r.bytes, hash, path, this);
+    if (read.kept === null) read.kept = r.bytes;
+    this.touch(read);
     this.slots.set(path, { key: statKey(r.stat), changedMs: changedMs(r.stat), verifiedAt, read });
     return read;
+  }
+
+  /** A read's bytes: kept, or read again and proven by the hash (FileChanged when they no longer match). */
+  bytesOf(read: FileRead): Buffer {
+    if (read.kept === null) {
+      const r = readNoFollowSync(read.path);
+      this.diskReads++;
+      if (r.kind !== 'file' || sha256Hex(r.bytes) !== read.hash) throw new FileChanged(read.path);
+      read.kept = r.bytes;
+    }
+    this.touch(read);
+    return read.kept;
+  }
+
+  private touch(read: FileRead): void {
+    this.withBytes.delete(read);
+    this.withBytes.add(read);
+    if (this.withBytes.size > BYTES_KEPT) {
+      const oldest = this.withBytes.values().next().value!;
+      this.withBytes.delete(oldest);
+      oldest.kept = null;
+    }
   }
 
   private forget(path: string, r: CachedRead): CachedRead {

@@ -68,7 +68,9 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     lastCatalogue: null,
     validate: options.validate ?? validateTemplate,
     memo: new Map(),
+    fulls: new Set(),
     entries: new Map(),
+    wholes: new Map(),
     logger,
   };
   const queue = new KeyedQueue();

@@ -6,7 +6,7 @@ import { ifMatchPasses, sha256Hex } from './markers.js';
 import { readTemplateCopy } from './operator.js';
 import { recoverTemplate } from './recovery.js';
 import { listTemplateEntries, snapshotCatalogue, snapshotCatalogueSync, templateEntrySync } from './template-entries.js';
-import { validated } from './validation-memo.js';
+import { fullValidation, validated } from './validation-memo.js';
 import { readKeptBase, writeTemplateAcknowledge, writeTemplateDelete, writeTemplateReset, writeTemplateSave } from './template-writes.js';
 import type { Library, TemplateEntry, WriteOptions } from './types.js';
 
@@ -51,7 +51,7 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
   const get = async (name: string) => {
     const cat = snapshotCatalogueSync(ctx);
     // the templates listing was proven by the snapshot a moment ago
-    return templateEntrySync(ctx, name, cat, ctx.lastCatalogue!.templates);
+    return templateEntrySync(ctx, name, cat, ctx.lastCatalogue!.templates, true);
   };
 
   /** Common front of every write: refusals that need no file, then the queue slot with the entry as it is now. */
@@ -92,7 +92,7 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
         catalogue: cat.catalogue,
         async getTemplate(name: string) {
           checkTemplateName(name);
-          return templateEntrySync(ctx, name, cat, listing);
+          return templateEntrySync(ctx, name, cat, listing, true);
         },
       };
     },
@@ -105,8 +105,10 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
       const validateFirst = async () => {
         // validated as it will read back from disk, and memoised: the entry answered after the save reuses it
         const bytes = Buffer.from(source, 'utf8');
-        const v = validated(ctx, name, { text: bytes.toString('utf8') }, sha256Hex(bytes), snapshotCatalogueSync(ctx));
-        if (!v.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: v.problems });
+        const src = { text: bytes.toString('utf8') };
+        const cat = snapshotCatalogueSync(ctx);
+        const m = validated(ctx, name, src, sha256Hex(bytes), cat);
+        if (!m.outline.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: fullValidation(ctx, m, name, src, cat).problems });
       };
       return write(name, opts, 'saved', async (fs) => {
         const shipped = ctx.shipped.templates.get(name) ?? null;

@@ -11,6 +11,29 @@ export type EntryState =
   | 'custom'
   | 'read_only';
 
+/**
+ * What a list shows of a template's validation, kept for every template; the
+ * problems and model themselves are kept for the most recently read only.
+ */
+export interface TemplateOutline {
+  valid: boolean;
+  purpose: string | null;
+  base: string | null;
+  /** closes_ticket with a required tickets input */
+  ticket: boolean;
+  writes: boolean;
+  closes_ticket: boolean;
+  /** how many problems of severity error and warning */
+  errors: number;
+  warnings: number;
+}
+
+/**
+ * A template as the library answers it. listTemplates answers entries whose
+ * `source`, `problems` and `model` are worked out when read (the file read
+ * again, proven by its hash, and validated again), as thousands are listed
+ * and only their outline is kept; getTemplate and a view answer them whole.
+ */
 export interface TemplateEntry {
   name: string;
   state: EntryState;
@@ -26,6 +49,8 @@ export interface TemplateEntry {
   /** strong ETag of the bytes that load, quoted: `"sha256-hex"` */
   etag: string;
   valid: boolean;
+  /** the list's view of the validation */
+  outline: TemplateOutline;
   problems: Problem[];
   /** best-effort typed view; null when the document could not be read at all */
   model: TemplateModel | null;

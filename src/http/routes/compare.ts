@@ -26,7 +26,7 @@ async function resolveAgainst(library: Library, e: TemplateEntry, against: strin
     return { name: e.name, kind: 'shipped', source: e.shipped_source };
   }
   if (kind === 'base') {
-    const base = e.model?.header.base;
+    const base = e.outline.base;
     if (!base || !isTemplateName(base)) throw new DeskError('no_base', `'${e.name}' declares no base; pass ?against=<template name>`);
     const b = await library.getTemplate(base);
     if (!b) throw new DeskError('not_found', `the base '${base}' of '${e.name}' is not in the library`);
