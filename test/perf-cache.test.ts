@@ -69,6 +69,33 @@ describe('DirCache: a folder listing is kept while a folder stat proves it', () 
     dirs.list({ root }, 'roles');
     expect(dirs.listings).toBe(2);
   });
+
+  test("after the library's own write the listing is updated, not listed again; a later change by hand is listed and seen", async () => {
+    const root = await tempDir();
+    await mkdir(join(root, 'templates'));
+    await writeFile(join(root, 'templates', 'a.yaml'), 'a');
+    const dirs = new DirCache();
+    const fs = { root };
+    const first = dirs.list(fs, 'templates')!;
+    await writeFile(join(root, 'templates', 'b.yaml'), 'b');
+    await writeFile(join(root, 'templates', '.tmp-c.yaml-1'), 'c');
+    await rm(join(root, 'templates', '.tmp-c.yaml-1'));
+    dirs.ownWrite(fs, 'templates', ['b.yaml'], []);
+    // within the racy window, yet not listed again: the write said what changed
+    const after = dirs.list(fs, 'templates')!;
+    expect([...after.entries].sort()).toEqual(['a.yaml', 'b.yaml']);
+    expect(after).not.toBe(first);
+    expect(dirs.listings).toBe(1);
+    // names unchanged: the same listing object (the catalogue built from it stays)
+    await writeFile(join(root, 'templates', 'b.yaml'), 'b2');
+    dirs.ownWrite(fs, 'templates', ['b.yaml'], []);
+    expect(dirs.list(fs, 'templates')).toBe(after);
+    // a later clock tick than the write's (in the same tick is what ownWrite trusts: docs/performance.md)
+    await new Promise((r) => setTimeout(r, 30));
+    await writeFile(join(root, 'templates', 'by-hand.yaml'), 'x');
+    expect([...dirs.list(fs, 'templates')!.entries].sort()).toEqual(['a.yaml', 'b.yaml', 'by-hand.yaml']);
+    expect(dirs.listings).toBe(2);
+  });
 });
 
 describe('the library answers from its caches without going stale', () => {

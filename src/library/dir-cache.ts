@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { changedMs, type StatKey, statKey, trusted } from './file-cache.js';
+import { TEMP_PREFIX } from './atomic-write.js';
 import { type FsContext, safeDirSync } from './fs-safe.js';
 
 /**
@@ -29,6 +30,17 @@ interface Slot {
   changedMs: number;
   verifiedAt: number;
   listing: DirListing;
+  /** the stat was taken right after the library's own write, which updated the listing (ownWrite) */
+  own?: boolean;
+}
+
+function hasTemp(entries: ReadonlySet<string>): boolean {
+  for (const n of entries) if (n.startsWith(TEMP_PREFIX)) return true;
+  return false;
+}
+
+function sameStat(key: StatKey, st: { dev: bigint; ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigint }): boolean {
+  return key.ino === st.ino && key.mtimeNs === st.mtimeNs && key.ctimeNs === st.ctimeNs && key.size === st.size && key.dev === st.dev;
 }
 
 export class DirCache {
@@ -53,7 +65,9 @@ export class DirCache {
       return null;
     }
     const slot = this.slots.get(key);
-    if (slot && slot.listing.dir === found.dir && trusted(slot.key, slot.changedMs, slot.verifiedAt, found.stat)) return slot.listing;
+    if (slot && slot.listing.dir === found.dir && (slot.own ? sameStat(slot.key, found.stat) : trusted(slot.key, slot.changedMs, slot.verifiedAt, found.stat))) {
+      return slot.listing;
+    }
     const verifiedAt = this.now();
     const folders = new Set<string>();
     const links = new Set<string>();
@@ -71,5 +85,44 @@ export class DirCache {
     const listing = { dir: found.dir, entries, folders, links };
     this.slots.set(key, { key: statKey(found.stat), changedMs: changedMs(found.stat), verifiedAt, listing });
     return listing;
+  }
+
+  /**
+   * After the library's own write in `root/<folder>` (names alone, the
+   * templates folder): the kept listing, proven just before the write inside
+   * the name's queue slot, takes the entries the write added and removed, and
+   * the folder's stat as it is now — instead of listing 1,000 names again at
+   * every look for the next 2 s (the racy rule). The root lock keeps other
+   * programs of ours out; a change by hand moves the folder's stat after this
+   * one and is listed again as ever. What this trusts, and the rule does not,
+   * is a change by hand made during the write itself, or in the same clock
+   * tick right after it (docs/performance.md). No kept listing: nothing to do.
+   */
+  ownWrite(fs: FsContext, folder: string, added: readonly string[], removed: readonly string[]): void {
+    const key = `${folder}\0false`;
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    const found = safeDirSync(fs, [folder]);
+    if (!found || found.dir !== slot.listing.dir) {
+      this.slots.delete(key);
+      return;
+    }
+    let listing = slot.listing;
+    // the same listing object while its names are the same: the catalogue built from it stays (template-entries.ts)
+    if (added.some((n) => !listing.entries.has(n)) || removed.some((n) => listing.entries.has(n)) || hasTemp(listing.entries)) {
+      const entries = new Set(listing.entries);
+      for (const n of added) entries.add(n);
+      for (const n of removed) entries.delete(n);
+      // a look during the write may have listed its temp files, renamed since (recovery removes any `.tmp-` at start: they are ours)
+      for (const n of entries) if (n.startsWith(TEMP_PREFIX)) entries.delete(n);
+      listing = { ...listing, entries };
+    }
+    this.slots.set(key, { key: statKey(found.stat), changedMs: changedMs(found.stat), verifiedAt: this.now(), listing, own: true });
+  }
+
+  /** Forgets a folder's listing: the next look lists it (a write that failed part way). */
+  forget(folder: string): void {
+    this.slots.delete(`${folder}\0false`);
+    this.slots.delete(`${folder}\0true`);
   }
 }

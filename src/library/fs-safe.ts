@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type BigIntStats } from 'node:fs';
-import { lstat, mkdir, open } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeskError } from '../errors.js';
 
@@ -52,13 +52,13 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Synchronous underneath, like the read path's stats (below): a local lstat
+ * takes microseconds, less than the promise API's thread-pool round trip, and
+ * a save makes a dozen on its way down from the root (issue 5: save latency).
+ */
 export async function lstatOrNull(path: string): Promise<BigIntStats | null> {
-  try {
-    return await lstat(path, { bigint: true });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
+  return lstatSyncOrNull(path);
 }
 
 /**
@@ -81,7 +81,7 @@ export async function safeDir(ctx: FsContext, segs: readonly string[], create: b
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw mapFsError(e);
       }
-      st = await lstat(dir, { bigint: true });
+      st = lstatSync(dir, { bigint: true });
     }
     if (st.isSymbolicLink()) throw new DeskError('symlink_refused', `${segs.join('/')} passes through a symbolic link`);
     if (!st.isDirectory()) throw new DeskError('library_unwritable', `${segs.join('/')} is not a folder`);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DeskError } from '../errors.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
 import { removeFileDurable, removeTreeDurable, TEMP_PREFIX, writeFileAtomic } from './atomic-write.js';
-import { type FsContext, fault, readNoFollow, safeDir } from './fs-safe.js';
+import { type FsContext, fault, lstatSyncOrNull, readNoFollow, safeDir } from './fs-safe.js';
 import { intentMarker, parseRoleIntent, parseTemplateIntent, roleIntentFile, type RoleIntent, templateIntentFile } from './intents.js';
 import { formatMarker, parseMarker, sha256Hex } from './markers.js';
 
@@ -18,6 +18,8 @@ export async function recoverTemplate(fs: FsContext, name: string): Promise<void
   const dir = await safeDir(fs, ['templates'], false);
   if (!dir) return;
   const intentFile = templateIntentFile(name);
+  // the common case, no intent: one synchronous lstat, not a promise open's round trip
+  if (lstatSyncOrNull(join(dir, intentFile)) === null) return;
   const r = await readNoFollow(join(dir, intentFile));
   if (r.kind === 'missing') return;
   const intent = r.kind === 'file' ? parseTemplateIntent(r.bytes.toString('utf8')) : null;

@@ -3,6 +3,7 @@ import { isTemplateName } from '../template/names.js';
 import type { LibraryContext, WriteGuard } from './context.js';
 import type { FsContext } from './fs-safe.js';
 import { ifMatchPasses, sha256Hex } from './markers.js';
+import { templateIntentFile } from './intents.js';
 import { readTemplateCopy } from './operator.js';
 import { recoverTemplate } from './recovery.js';
 import { listTemplateEntries, snapshotCatalogue, snapshotCatalogueSync, templateEntrySync } from './template-entries.js';
@@ -48,10 +49,11 @@ function isEntry(x: unknown): x is TemplateEntry {
 }
 
 export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps {
-  const get = async (name: string) => {
+  /** `whole`: with source, problems and model (an answer); else the listed entry (state and ETag: a write's `before`) */
+  const get = async (name: string, whole = true) => {
     const cat = snapshotCatalogueSync(ctx);
     // the templates listing was proven by the snapshot a moment ago
-    return templateEntrySync(ctx, name, cat, ctx.lastCatalogue!.templates, true);
+    return templateEntrySync(ctx, name, cat, ctx.lastCatalogue!.templates, whole);
   };
 
   /** Common front of every write: refusals that need no file, then the queue slot with the entry as it is now. */
@@ -68,11 +70,11 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
     await pre?.();
     return guard.queue.run(`template:${name}`, async () => {
       await recoverTemplate(fs, name);
-      const before = await get(name);
+      const before = await get(name, false);
       if (!ifMatchPasses(opts?.ifMatch, before?.etag ?? null)) throw new DeskError('precondition_failed', `${name} changed since it was read`);
       const out = await body(fs, before);
       // a body that answers the entry as it now is spares a second look
-      const after = isEntry(out) ? out : await get(name);
+      const after = isEntry(out) ? out : await get(name, false);
       ctx.logger.info({ name, kind: 'template', op, before: before?.state ?? null, after: after?.state ?? null, who: opts?.who ?? null }, `template ${op}`);
       return out;
     });
@@ -113,7 +115,13 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
       return write(name, opts, 'saved', async (fs) => {
         const shipped = ctx.shipped.templates.get(name) ?? null;
         const hash = sha256Hex(source);
-        await settle(ctx, name, () => writeTemplateSave(fs, name, source, shipped), () => recoverTemplate(fs, name), async () => {
+        const steps = async () => {
+          await writeTemplateSave(fs, name, source, shipped);
+          // the library knows what its write changed: the kept listing is updated, not listed again (dir-cache.ts)
+          const added = shipped ? [`${name}.yaml`, `.${name}.shipped`, '.shipped-base'] : [`${name}.yaml`];
+          ctx.dirs.ownWrite(fs, 'templates', added, shipped ? [templateIntentFile(name)] : []);
+        };
+        await settle(ctx, name, steps, () => recoverTemplate(fs, name), async () => {
           const view = await readTemplateCopy(ctx, name);
           return view.copy.kind === 'file' && view.copy.hash === hash && (!shipped || view.marker?.copy === hash);
         });

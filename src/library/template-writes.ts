@@ -1,7 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { discardTemp, flushDir, removeFileDurable, renameTemp, writeFileAtomic, writeInPlace, writeTemp } from './atomic-write.js';
-import { type FsContext, fault, lstatOrNull, mapFsError, readNoFollow, safeDir, safeTarget } from './fs-safe.js';
+import { type FsContext, fault, lstatOrNull, mapFsError, readNoFollow, readNoFollowSync, safeDir, safeTarget } from './fs-safe.js';
 import { formatTemplateIntent, templateIntentFile } from './intents.js';
 import { formatMarker, type Marker, parseMarker, sha256Hex } from './markers.js';
 import type { ShippedTemplate } from './shipped.js';
@@ -45,8 +45,10 @@ export async function readKeptBase(fs: FsContext, hash: string): Promise<string 
 }
 
 /** What stands before a save: the copy's hash and the marker, as the intent records them. */
-async function standing(dir: string, name: string): Promise<{ copy: string | null; marker: Marker | null }> {
-  const [copy, marker] = await Promise.all([readNoFollow(join(dir, `${name}.yaml`)), readNoFollow(join(dir, `.${name}.shipped`))]);
+function standing(dir: string, name: string): { copy: string | null; marker: Marker | null } {
+  // two small local files: read synchronously, in microseconds (fs-safe.ts)
+  const copy = readNoFollowSync(join(dir, `${name}.yaml`));
+  const marker = readNoFollowSync(join(dir, `.${name}.shipped`));
   return {
     copy: copy.kind === 'file' ? sha256Hex(copy.bytes) : null,
     marker: marker.kind === 'file' ? parseMarker(marker.bytes.toString('utf8')) : null,
@@ -90,7 +92,7 @@ export async function writeTemplateSave(fs: FsContext, name: string, source: str
   await precheck(fs, name);
   const dir = (await safeDir(fs, ['templates'], true))!;
   const marker = { shipped: shipped.hash, copy: sha256Hex(bytes) };
-  const was = await standing(dir, name);
+  const was = standing(dir, name);
   const intentFile = join(dir, templateIntentFile(name));
   const discard = async (temps: unknown[]) => {
     for (const t of temps) if (typeof t === 'string') await discardTemp(fs, t, 'save');

@@ -87,10 +87,10 @@ function keepFull(ctx: LibraryContext, m: ValidationMemo, v: Validation): Valida
   return v;
 }
 
-/** A memo as the `older` of a new one: its outline and proof, not its whole validation. */
+/** A memo as the `older` of a new one: the same object (its whole validation, if kept, stays bounded by FULL_KEPT), without a chain of its own. */
 function asOlder(m: ValidationMemo | undefined): ValidationMemo | undefined {
-  if (!m) return undefined;
-  return { hash: m.hash, gen: m.gen, asked: m.asked, outline: m.outline };
+  if (m) m.older = undefined;
+  return m;
 }
 
 /**
