@@ -115,6 +115,8 @@ describe('PUT /templates/:name and the states', () => {
     expect(r.headers.etag).toBe(`"${sha(EDITED)}"`);
     expect(r.json().card.diff.against).toEqual({ name: 'alpha', kind: 'shipped' });
     expect((await get('alpha')).json()).toMatchObject({ state: 'edited', source: EDITED, shipped_source: ALPHA });
+    // the card built while the save was written is the one a read builds
+    expect(r.json().card).toEqual((await get('alpha')).json().card);
   });
 
   test('a marker from another shipped version reads shipped_changed_since', async () => {

@@ -95,6 +95,11 @@ async function cardOf(library: Pick<Library, 'getTemplate'>, e: TemplateEntry, c
   return card;
 }
 
+/** Builds and keeps the card of an entry (a save's, while its files are written), so the answer finds it kept. */
+export async function warmCard(library: Pick<Library, 'getTemplate'>, e: TemplateEntry, cat: Catalogue): Promise<void> {
+  await cardOf(library, e, cat);
+}
+
 export async function templateAnswer(library: Library, e: TemplateEntry, catalogue?: Catalogue) {
   return answerOf(e, await cardOf(library, e, catalogue ?? (await library.catalogue())));
 }

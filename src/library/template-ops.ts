@@ -2,12 +2,14 @@ import { DeskError } from '../errors.js';
 import { isTemplateName } from '../template/names.js';
 import type { LibraryContext, WriteGuard } from './context.js';
 import type { FsContext } from './fs-safe.js';
-import { ifMatchPasses, sha256Hex } from './markers.js';
+import { etagOf, ifMatchPasses, sha256Hex } from './markers.js';
+import { decideState } from './state.js';
 import { templateIntentFile } from './intents.js';
 import { readTemplateCopy } from './operator.js';
 import { recoverTemplate } from './recovery.js';
 import { listTemplateEntries, snapshotCatalogue, snapshotCatalogueSync, templateEntrySync } from './template-entries.js';
-import { fullValidation, validated } from './validation-memo.js';
+import { fullValidation, type ValidationMemo, validated } from './validation-memo.js';
+import type { Validation } from '../template/validate.js';
 import { readKeptBase, writeTemplateAcknowledge, writeTemplateDelete, writeTemplateReset, writeTemplateSave } from './template-writes.js';
 import type { Library, TemplateEntry, WriteOptions } from './types.js';
 
@@ -42,6 +44,30 @@ export async function settle(ctx: LibraryContext, name: string, steps: () => Pro
     }
     throw e;
   }
+}
+
+/**
+ * The entry a valid save will answer once it lands (what template-entries.ts
+ * builds from the files then): its copy's bytes, the marker it writes — so
+ * `same_as_shipped` or `edited`, or `custom` — and its validation.
+ */
+function savedEntry(ctx: LibraryContext, name: string, source: string, hash: string, m: ValidationMemo, v: Validation): TemplateEntry {
+  const shipped = ctx.shipped.templates.get(name) ?? null;
+  const st = shipped ? decideState(shipped.hash, hash, { shipped: shipped.hash, copy: hash }) : { state: 'custom' as const, edited_outside: false };
+  return {
+    name,
+    state: st.state,
+    shipped: shipped !== null,
+    read_only: false,
+    edited_outside: st.edited_outside,
+    source,
+    shipped_source: shipped?.text ?? null,
+    etag: etagOf(hash),
+    valid: m.outline.valid,
+    outline: m.outline,
+    problems: v.problems,
+    model: v.template,
+  };
 }
 
 function isEntry(x: unknown): x is TemplateEntry {
@@ -104,19 +130,35 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
     },
     async saveTemplate(name, source, opts) {
       // validation comes first (spec §4): an invalid body is 422 whatever If-Match says
+      let prospect: (() => void) | null = null;
       const validateFirst = async () => {
         // validated as it will read back from disk, and memoised: the entry answered after the save reuses it
         const bytes = Buffer.from(source, 'utf8');
         const src = { text: bytes.toString('utf8') };
         const cat = snapshotCatalogueSync(ctx);
         const m = validated(ctx, name, src, sha256Hex(bytes), cat);
-        if (!m.outline.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: fullValidation(ctx, m, name, src, cat).problems });
+        const v = fullValidation(ctx, m, name, src, cat);
+        if (!m.outline.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: v.problems });
+        const whileWriting = opts?.whileWriting;
+        if (whileWriting) prospect = () => whileWriting(savedEntry(ctx, name, src.text, sha256Hex(bytes), m, v), cat.catalogue);
       };
       return write(name, opts, 'saved', async (fs) => {
         const shipped = ctx.shipped.templates.get(name) ?? null;
         const hash = sha256Hex(source);
         const steps = async () => {
-          await writeTemplateSave(fs, name, source, shipped);
+          const writing = writeTemplateSave(fs, name, source, shipped);
+          // after this turn's microtasks the first file steps are with the disk: the caller's work runs meanwhile
+          const run = prospect;
+          if (run) {
+            setImmediate(() => {
+              try {
+                run();
+              } catch {
+                // the caller's own work: the save does not depend on it
+              }
+            });
+          }
+          await writing;
           // the library knows what its write changed: the kept listing is updated, not listed again (dir-cache.ts)
           const added = shipped ? [`${name}.yaml`, `.${name}.shipped`, '.shipped-base'] : [`${name}.yaml`];
           ctx.dirs.ownWrite(fs, 'templates', added, shipped ? [templateIntentFile(name)] : []);

@@ -77,6 +77,13 @@ export interface WriteOptions {
   ifMatch?: string;
   /** who asked, for the write log line (the client address) */
   who?: string;
+  /**
+   * Save only: called once the save is valid and its files are on their way
+   * to the disk, with the entry the save will answer and the catalogue it was
+   * validated against — work done here (the answer's card) runs while the
+   * disk flushes. Its errors are ignored; it must not depend on the save landing.
+   */
+  whileWriting?: (entry: TemplateEntry, catalogue: Catalogue) => void;
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Library, TemplateEntry } from '../../library/types.js';
-import { ifMatch, sendTemplateAnswer, summary, viewOf, withEtag } from '../answers.js';
+import { ifMatch, sendTemplateAnswer, summary, viewOf, warmCard, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateAnswerSchema, TemplateParams, TemplateSummarySchema } from '../schemas.js';
 
@@ -79,6 +79,8 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
       const entry = await library.saveTemplate(req.params.name, req.body.source, {
         ifMatch: ifMatch(req.headers['if-match']),
         who: req.ip,
+        // the answer's card is built while the disk flushes; kept per catalogue, bytes and base (answers.ts)
+        whileWriting: (saved, catalogue) => void warmCard(library, saved, catalogue).catch(() => {}),
       });
       withEtag(reply, entry.etag);
       return sendTemplateAnswer(reply, await viewOf(library), entry);
