@@ -268,3 +268,27 @@ describe('template save: three flushes, and a crash between its renames still te
     await lib2.close();
   });
 });
+
+describe('a change by hand while the library writes', () => {
+  test('a file made by hand during a save is listed at the next request', async () => {
+    const fx = await fixture();
+    let armed = false;
+    let byHand = false;
+    const lib = await fx.open({
+      faults: async () => {
+        // at the save's first file step, after the listing was proven for it
+        if (!armed || byHand) return;
+        byHand = true;
+        await writeFile(join(fx.root, 'templates', 'by-hand.yaml'), tpl('by-hand', 'made while a save ran'));
+      },
+    });
+    await mkdir(join(fx.root, 'templates'), { recursive: true });
+    await writeFile(join(fx.root, 'templates', 'mine.yaml'), tpl('mine', 'first'));
+    expect((await lib.listTemplates()).map((e) => e.name)).not.toContain('by-hand');
+    armed = true;
+    await lib.saveTemplate('alpha', tpl('alpha', 'alpha edited'));
+    expect(byHand).toBe(true);
+    expect((await lib.listTemplates()).map((e) => e.name)).toContain('by-hand');
+    await lib.close();
+  });
+});

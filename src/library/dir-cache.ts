@@ -96,7 +96,9 @@ export class DirCache {
    * programs of ours out; a change by hand moves the folder's stat after this
    * one and is listed again as ever. What this trusts, and the rule does not,
    * is a change by hand made during the write itself, or in the same clock
-   * tick right after it (docs/performance.md). No kept listing: nothing to do.
+   * tick right after it — so the trust lasts only until the save has built its
+   * answer (endOwn), and the next request proves the folder by the racy rule
+   * again (docs/performance.md). No kept listing: nothing to do.
    */
   ownWrite(fs: FsContext, folder: string, added: readonly string[], removed: readonly string[]): void {
     const key = `${folder}\0false`;
@@ -118,6 +120,16 @@ export class DirCache {
       listing = { ...listing, entries };
     }
     this.slots.set(key, { key: statKey(found.stat), changedMs: changedMs(found.stat), verifiedAt: this.now(), listing, own: true });
+  }
+
+  /**
+   * Ends what ownWrite trusted: the kept listing stands only while the folder
+   * stat passes the racy rule, so a file made or removed by hand while the
+   * save ran is listed at the next request (issue 5 §1: always seen).
+   */
+  endOwn(folder: string): void {
+    const slot = this.slots.get(`${folder}\0false`);
+    if (slot) slot.own = false;
   }
 
   /** Forgets a folder's listing: the next look lists it (a write that failed part way). */

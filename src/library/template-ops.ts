@@ -163,11 +163,16 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
           const added = shipped ? [`${name}.yaml`, `.${name}.shipped`, '.shipped-base'] : [`${name}.yaml`];
           ctx.dirs.ownWrite(fs, 'templates', added, shipped ? [templateIntentFile(name)] : []);
         };
-        await settle(ctx, name, steps, () => recoverTemplate(fs, name), async () => {
-          const view = await readTemplateCopy(ctx, name);
-          return view.copy.kind === 'file' && view.copy.hash === hash && (!shipped || view.marker?.copy === hash);
-        });
-        return mustGet(name);
+        try {
+          await settle(ctx, name, steps, () => recoverTemplate(fs, name), async () => {
+            const view = await readTemplateCopy(ctx, name);
+            return view.copy.kind === 'file' && view.copy.hash === hash && (!shipped || view.marker?.copy === hash);
+          });
+          return await mustGet(name);
+        } finally {
+          // the save's own looks are done: later requests prove the folder again (dir-cache.ts)
+          ctx.dirs.endOwn('templates');
+        }
       }, validateFirst);
     },
     async resetTemplate(name, opts) {
