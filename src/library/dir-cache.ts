@@ -39,6 +39,16 @@ function hasTemp(entries: ReadonlySet<string>): boolean {
   return false;
 }
 
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const n of a) if (!b.has(n)) return false;
+  return true;
+}
+
+function sameListing(a: DirListing, b: DirListing): boolean {
+  return a.dir === b.dir && sameSet(a.entries, b.entries) && sameSet(a.folders, b.folders) && sameSet(a.links, b.links);
+}
+
 function sameStat(key: StatKey, st: { dev: bigint; ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigint }): boolean {
   return key.ino === st.ino && key.mtimeNs === st.mtimeNs && key.ctimeNs === st.ctimeNs && key.size === st.size && key.dev === st.dev;
 }
@@ -82,7 +92,10 @@ export class DirCache {
     } else entries = new Set(readdirSync(found.dir));
     this.listings++;
     // the stat was taken before the listing: a change between them makes the next call list again
-    const listing = { dir: found.dir, entries, folders, links };
+    const fresh = { dir: found.dir, entries, folders, links };
+    // the same names as kept (the usual case while the racy rule re-lists after a save): the same
+    // object, so the catalogue and the cards built from it stay (template-entries.ts)
+    const listing = slot && sameListing(slot.listing, fresh) ? slot.listing : fresh;
     this.slots.set(key, { key: statKey(found.stat), changedMs: changedMs(found.stat), verifiedAt, listing });
     return listing;
   }

@@ -107,6 +107,14 @@ export type ReadOutcome =
   | { kind: 'file'; bytes: Buffer; stat: BigIntStats }
   | { kind: 'unreadable'; reason: string };
 
+/** What a failed open or read means for the caller: gone, or there but not readable (O_NOFOLLOW on a link is ELOOP). */
+function readFailure(e: unknown): ReadOutcome {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return { kind: 'missing' };
+  if (code === 'ELOOP') return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
+  return { kind: 'unreadable', reason: code ?? 'read failed' };
+}
+
 /**
  * Reads a regular file without following a link: O_NOFOLLOW closes the gap
  * between the caller's lstat and the open. The stat is the open handle's,
@@ -121,10 +129,7 @@ export async function readNoFollow(path: string): Promise<ReadOutcome> {
     const bytes = await fh.readFile();
     return { kind: 'file', bytes, stat };
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { kind: 'missing' };
-    if (code === 'ELOOP') return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
-    return { kind: 'unreadable', reason: code ?? 'read failed' };
+    return readFailure(e);
   } finally {
     await fh?.close().catch(() => {});
   }
@@ -166,10 +171,7 @@ export function readNoFollowSync(path: string): ReadOutcome {
     const bytes = readFileSync(fd);
     return { kind: 'file', bytes, stat };
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { kind: 'missing' };
-    if (code === 'ELOOP') return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
-    return { kind: 'unreadable', reason: code ?? 'read failed' };
+    return readFailure(e);
   } finally {
     if (fd !== undefined) {
       try {
