@@ -23,6 +23,7 @@ import { DEFAULT_HARNESS, makeHarness, tempDir, tpl } from './library-helpers.js
 import { expectedState, readMarker, readOrNull, sha256 } from './proof-helpers.js';
 
 const MODEL_RUNS = 150;
+const MODEL_SEED = 20261129;
 const MAX_COMMANDS = 25;
 const SCHEDULER_RUNS = 150;
 
@@ -256,7 +257,9 @@ test(`model: ${MODEL_RUNS} random sequences of up to ${MAX_COMMANDS} saves, rese
         await rm(root, { recursive: true, force: true });
       }
     }),
-    { numRuns: MODEL_RUNS },
+    // A fixed seed by default: the coverage check below must not depend on luck in CI
+    // (an unlucky seed once missed `stale`); PROOF_SEED explores others.
+    { numRuns: MODEL_RUNS, seed: Number(process.env.PROOF_SEED ?? MODEL_SEED) },
   );
   // the runs reached every state of the table a template can be in (read_only is code's, not the library's)
   for (const s of ['shipped', 'same_as_shipped', 'stale', 'shipped_changed_since', 'edited', 'custom']) expect(seen, s).toContain(s);
