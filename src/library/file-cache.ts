@@ -1,6 +1,7 @@
 import type { BigIntStats } from 'node:fs';
 import { lstatSyncOrNull, readNoFollowSync } from './fs-safe.js';
 import { sha256Hex } from './markers.js';
+import { markUsed } from './recent.js';
 
 /**
  * Reads operator files, remembering each one's bytes keyed on what proves it
@@ -166,13 +167,8 @@ export class FileCache {
   }
 
   private touch(read: FileRead): void {
-    this.withBytes.delete(read);
-    this.withBytes.add(read);
-    if (this.withBytes.size > BYTES_KEPT) {
-      const oldest = this.withBytes.values().next().value!;
-      this.withBytes.delete(oldest);
-      oldest.kept = null;
-    }
+    const dropped = markUsed(this.withBytes, read, BYTES_KEPT);
+    if (dropped) dropped.kept = null;
   }
 
   private forget(path: string, r: CachedRead): CachedRead {

@@ -2,6 +2,7 @@ import type { Catalogue } from '../template/model.js';
 import type { TemplateOutline } from './types.js';
 import type { Validation } from '../template/validate.js';
 import type { CatalogueSnapshot, LibraryContext } from './context.js';
+import { markUsed } from './recent.js';
 
 /**
  * Validation memoised per template name on what it depends on (issue 5 §1):
@@ -77,13 +78,8 @@ function stillHolds(m: ValidationMemo, cat: Catalogue): boolean {
 /** A memo kept whole: the least recently used one past FULL_KEPT drops its validation. */
 function keepFull(ctx: LibraryContext, m: ValidationMemo, v: Validation): Validation {
   m.full = v;
-  ctx.fulls.delete(m);
-  ctx.fulls.add(m);
-  if (ctx.fulls.size > FULL_KEPT) {
-    const oldest = ctx.fulls.values().next().value!;
-    ctx.fulls.delete(oldest);
-    oldest.full = undefined;
-  }
+  const dropped = markUsed(ctx.fulls, m, FULL_KEPT);
+  if (dropped) dropped.full = undefined;
   return v;
 }
 
