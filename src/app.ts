@@ -53,7 +53,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     // schemas say additionalProperties: false), types are not coerced, and no
     // default is filled in behind the client's back.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
-    // One line per request (§5), written below when the answer is sent,
+    // One line per request (docs/operations.md, Logs), written below when the answer is sent,
     // instead of fastify's two ("incoming request", "request completed").
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -96,7 +96,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
-  // Host, Origin, bearer token and JSON-only bodies, before any route (§5, docs/security.md).
+  // Host, Origin, bearer token and JSON-only bodies, before any route (docs/security.md).
   await app.register(guardPlugin, {
     port: options.port ?? 0,
     ...(options.host ? { host: options.host } : {}),

@@ -1,5 +1,5 @@
 /**
- * Environment → options (library-and-api.md §5). Pure: reads the env object
+ * Environment → options (docs/operations.md, Configuration). Pure: reads the env object
  * it is given, so tests pass their own; server.ts reports a ConfigError and
  * exits 1.
  */

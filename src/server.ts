@@ -1,5 +1,5 @@
 /**
- * The process shell (library-and-api.md §5): config from the environment,
+ * The process shell (docs/operations.md): config from the environment,
  * the app, listen, and a graceful stop on SIGINT/SIGTERM — fastify closes
  * (in-flight requests finish), then the library closes (in-flight writes
  * finish, the root lock is released). Everything else is in app.ts.

@@ -1,5 +1,5 @@
 /**
- * Library entries → HTTP answer bodies (library-and-api.md §4). Route
+ * Library entries → HTTP answer bodies (docs/api.md). Route
  * handlers stay thin by calling these; nothing here writes.
  */
 import type { FastifyReply } from 'fastify';
@@ -215,7 +215,7 @@ export function roleAnswer(r: RoleEntry) {
   };
 }
 
-/** Every template and role answer carries the ETag of the bytes that load (§3). */
+/** Every template and role answer carries the ETag of the bytes that load (If-Match checks it). */
 export function withEtag(reply: FastifyReply, etag: string): FastifyReply {
   return reply.header('etag', etag);
 }

@@ -1,5 +1,5 @@
 /**
- * The one error handler (library-and-api.md §4): every failure becomes an
+ * The one error handler (docs/api.md, Refusals): every failure becomes an
  * RFC 9457 `application/problem+json` body `{type, title, status, detail,
  * code, problems?}` with a code from src/errors.ts. Internal errors are logged
  * with their stack and answered with a generic detail — never their message.

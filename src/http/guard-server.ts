@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import type { FastifyError, FastifyHttpOptions, FastifyReply, FastifyRequest } from 'fastify';
 import { problemDetails, sendProblem } from './errors.js';
 
-/** The body cap of library-and-api.md §5; past it fastify answers 413. */
+/** The body cap (docs/security.md, Limits); past it fastify answers 413. */
 export const BODY_LIMIT = 1_048_576;
 /** How long a client may take to send one whole request. */
 export const REQUEST_TIMEOUT = 30_000;
@@ -82,7 +82,7 @@ export const serverOptions = {
    * so a slow but live upload gets its 408, not a reset.
    */
   connectionTimeout: 60_000,
-  // Logs name the client address as "who" (§5); X-Forwarded-For from any
+  // Logs name the client address as "who" (docs/operations.md, Logs); X-Forwarded-For from any
   // caller must not be able to forge it.
   trustProxy: false,
   clientErrorHandler,

@@ -1,5 +1,5 @@
 /**
- * The request guards (library-and-api.md §5, docs/security.md). The service
+ * The request guards (docs/security.md). The service
  * runs on the operator's machine and its client is a browser page, so the
  * first attacker is another page in the same browser: it can make the
  * browser send requests here (CSRF), or point its own domain at 127.0.0.1

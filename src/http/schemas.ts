@@ -1,5 +1,5 @@
 /**
- * The HTTP layer's TypeBox schemas (library-and-api.md §4): one schema per
+ * The HTTP layer's TypeBox schemas (docs/api.md): one schema per
  * shape, serving validation, the response serializer and the OpenAPI
  * document. Fields are snake_case. Schemas with an `$id` are registered once
  * with `app.addSchema` and referenced with `Type.Ref`, so they appear once as
@@ -27,7 +27,7 @@ export const StateSchema = Type.Union(
   ['shipped', 'same_as_shipped', 'stale', 'shipped_changed_since', 'edited', 'custom', 'read_only'].map((s) =>
     Type.Literal(s),
   ),
-  { description: 'library-and-api.md §2; docs/api.md says what to do about each' },
+  { description: 'docs/api.md (States) says what each means and what to do about it' },
 );
 
 /** RFC 9457 problem details, the body of every error answer. */

@@ -1,6 +1,6 @@
 /**
  * Three-way merge of an operator copy onto today's shipped version over the
- * shipped bytes it was saved against (library-and-api.md §4, rebase). Uses
+ * shipped bytes it was saved against (docs/api.md, rebase). Uses
  * node-diff3 on lines; conflicts are written with git's diff3-style markers so
  * any editor that knows git conflicts highlights them.
  */

@@ -5,7 +5,7 @@ import { DeskError } from '../errors.js';
 import { type FsContext, fault, fsyncDir, lstatOrNull, mapFsError, safeDir, safeTarget } from './fs-safe.js';
 
 /**
- * Durable writes inside the library root (library-and-api.md §3). Written by
+ * Durable writes inside the library root (docs/operations.md, The library root on disk). Written by
  * hand rather than with write-file-atomic because that package follows links,
  * and every path here must be lstat-checked from the root down first.
  *

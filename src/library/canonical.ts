@@ -1,5 +1,5 @@
 /**
- * Canonical forms for role files (library-and-api.md §2). Built-in roles ship
+ * Canonical forms for role files (docs/api.md, Roles). Built-in roles ship
  * in this form and a role save writes it, so saving a role with unchanged
  * words reads `same_as_shipped`.
  */

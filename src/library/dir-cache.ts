@@ -5,7 +5,7 @@ import { type FsContext, safeDirSync } from './fs-safe.js';
 
 /**
  * The operator's `templates/` and `roles/` folders, listed once and kept
- * while a stat of the folder proves the listing current (issue 5 §1). POSIX
+ * while a stat of the folder proves the listing current. POSIX
  * marks a folder's mtime and ctime whenever an entry in it is created,
  * removed or renamed, so an unchanged folder stat means unchanged entries;
  * the racy rule of file-cache.ts covers changes in the same clock tick. An
@@ -138,7 +138,7 @@ export class DirCache {
   /**
    * Ends what ownWrite trusted: the kept listing stands only while the folder
    * stat passes the racy rule, so a file made or removed by hand while the
-   * save ran is listed at the next request (issue 5 §1: always seen).
+   * save ran is listed at the next request (a hand edit is always seen).
    */
   endOwn(folder: string): void {
     const slot = this.slots.get(`${folder}\0false`);

@@ -5,7 +5,7 @@ import { markUsed } from './recent.js';
 
 /**
  * Reads operator files, remembering each one's bytes keyed on what proves it
- * unchanged (issue 5 §1): device, inode, size, mtime and ctime in
+ * unchanged: device, inode, size, mtime and ctime in
  * nanoseconds. A rename-into-place changes the inode; an in-place edit changes
  * mtime/ctime; restoring the mtime by hand (utimes) still moves ctime. The
  * racy-git rule covers the rest: timestamps come from a coarse kernel clock,

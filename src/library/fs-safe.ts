@@ -20,7 +20,7 @@ export async function fault(ctx: FsContext, step: string): Promise<void> {
   if (ctx.faults) await ctx.faults(step);
 }
 
-/** errno codes meaning "this folder cannot take the write" rather than a bug (spec §3 → 507). */
+/** errno codes meaning "this folder cannot take the write" rather than a bug (answered 507, docs/api.md). */
 const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE', 'EBUSY', 'ENOTDIR', 'EISDIR', 'EFBIG']);
 
 /** Turns an fs failure into DeskError('library_unwritable'); other errors pass through unchanged. */
@@ -63,7 +63,7 @@ export async function lstatOrNull(path: string): Promise<BigIntStats | null> {
 
 /**
  * The folder `root/segs…`, with every folder from the root down lstat'd: a
- * link anywhere is refused, never followed (spec §3). Missing folders are
+ * link anywhere is refused, never followed (docs/operations.md, Links). Missing folders are
  * created when `create` is set, else the answer is null.
  */
 export async function safeDir(ctx: FsContext, segs: readonly string[], create: boolean): Promise<string | null> {
@@ -140,7 +140,7 @@ export async function readNoFollow(path: string): Promise<ReadOutcome> {
  * A stat or a small read of a local file takes microseconds, less than the
  * thread-pool round trip of the promise API, and the list does one per file;
  * callers that loop over many files yield to the event loop between slices
- * (library-and-api.md §1: the list of thousands stays responsive).
+ * (the list of thousands must stay responsive).
  */
 export function lstatSyncOrNull(path: string): BigIntStats | null {
   return lstatSync(path, { bigint: true, throwIfNoEntry: false }) ?? null;

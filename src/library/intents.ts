@@ -1,7 +1,7 @@
 import { type Marker, formatMarker, parseMarker, sha256Hex } from './markers.js';
 
 /**
- * Intent files make multi-file writes crash-safe (library-and-api.md §3).
+ * Intent files make multi-file writes crash-safe (docs/operations.md).
  * One is made durable before the first file a write changes and removed
  * after the last (a role's by rename, a template save's in place with a
  * checksum). Readers apply a present intent virtually, and the

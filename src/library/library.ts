@@ -35,7 +35,7 @@ export interface LibraryOptions {
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
 
 /**
- * Opens the library (library-and-api.md §1–3): takes the root's lock,
+ * Opens the library (docs/operations.md): takes the root's lock,
  * finishes or discards what a crash left behind, reads the shipped files
  * once. The answer implements the Library contract in types.ts.
  */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Markers (library-and-api.md §2). `<root>/templates/.<name>.shipped` and
+ * Markers (docs/operations.md, The library root on disk). `<root>/templates/.<name>.shipped` and
  * `<root>/roles/<name>/.shipped`:
  *
  *     <lowercase hex sha256 of the shipped bytes at the save>

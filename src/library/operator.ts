@@ -7,7 +7,7 @@ import { intentMarker, parseRoleIntent, parseTemplateIntent, roleIntentFile, tem
 import { type Marker, parseMarker, sha256Hex } from './markers.js';
 
 /**
- * Reading the operator's folder (library-and-api.md §1–3): which names it
+ * Reading the operator's folder (docs/operations.md): which names it
  * holds, and for one name what loads — with any pending intent applied, so a
  * reader never sees a write half done. Only names matching the patterns are
  * ever turned into paths; markers, intents, temp files and `.shipped-base/`

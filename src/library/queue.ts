@@ -1,6 +1,6 @@
 /**
- * Runs tasks of one key one at a time, in arrival order (library-and-api.md
- * §3: saves and resets of one name are serialised inside the process).
+ * Runs tasks of one key one at a time, in arrival order (saves and
+ * resets of one name are serialised inside the process).
  * Different keys run concurrently. `idle()` resolves once everything queued so
  * far has settled, for close().
  */

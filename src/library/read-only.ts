@@ -1,5 +1,5 @@
 /**
- * Templates that code registers as read-only (library-and-api.md §1): input
+ * Templates that code registers as read-only (docs/api.md, States: read_only): input
  * templates the desk itself depends on. They are listed with
  * `read_only: true` and state `read_only`; saving, resetting or deleting
  * under their names is refused, and an operator file of the same name is

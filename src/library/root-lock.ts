@@ -3,7 +3,7 @@ import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
- * One server holds a library root at a time (library-and-api.md §3). The lock
+ * One server holds a library root at a time (docs/operations.md, Two servers). The lock
  * is `<root>/.desk-library.lock`, created with O_EXCL and holding
  * `{pid, host, started}`. A lock whose process is gone from this host is
  * taken over; anything else refuses to start, naming the holder.

@@ -4,7 +4,7 @@ import { isRoleName, isTemplateName } from '../template/names.js';
 import { roleRevision, sha256Hex } from './markers.js';
 
 /**
- * The shipped templates and built-in roles (library-and-api.md §1), read once
+ * The shipped templates and built-in roles (docs/harness.md), read once
  * at open from harness/ and never written. Names off the name patterns are
  * ignored, as they are in the operator's folder.
  */

@@ -2,7 +2,7 @@ import type { EntryState } from './types.js';
 import type { Marker } from './markers.js';
 
 /**
- * The state table of library-and-api.md §2, for a shipped name that has an
+ * The state table of docs/api.md (States), for a shipped name that has an
  * operator copy. Hashes are template sha256s or role revisions. Bytes decide
  * first: a copy equal to today's shipped version is `same_as_shipped` whatever
  * its marker says.

@@ -11,7 +11,7 @@ import type { EntryState, TemplateEntry, TemplateOutline } from './types.js';
 import { fullValidation, type ValidationMemo, validated } from './validation-memo.js';
 
 /**
- * Template entries: what loads for a name, its state (library-and-api.md §2)
+ * Template entries: what loads for a name, its state (docs/api.md, States)
  * and its validation against the library's own catalogue.
  */
 

@@ -129,7 +129,7 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
       return get(name);
     },
     async saveTemplate(name, source, opts) {
-      // validation comes first (spec §4): an invalid body is 422 whatever If-Match says
+      // validation comes first (docs/api.md, PUT): an invalid body is 422 whatever If-Match says
       let prospect: (() => void) | null = null;
       const validateFirst = async () => {
         // validated as it will read back from disk, and memoised: the entry answered after the save reuses it

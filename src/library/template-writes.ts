@@ -7,7 +7,7 @@ import { formatMarker, type Marker, parseMarker, sha256Hex } from './markers.js'
 import type { ShippedTemplate } from './shipped.js';
 
 /**
- * The file steps of template writes (library-and-api.md §3). Callers hold the
+ * The file steps of template writes (docs/operations.md, The library root on disk). Callers hold the
  * name's queue slot, have checked names, state and If-Match, and have
  * resolved any earlier intent of the name. Step names (for the fault hook)
  * are the second argument of each write.

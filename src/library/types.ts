@@ -1,7 +1,7 @@
 import type { Problem } from '../template/problems.js';
 import type { Catalogue, TemplateModel } from '../template/model.js';
 
-/** library-and-api.md §2: the state of every template and role. */
+/** The state of every template and role (docs/api.md, States). */
 export type EntryState =
   | 'shipped'
   | 'same_as_shipped'
@@ -99,7 +99,7 @@ export interface LibraryView {
 }
 
 /**
- * The library layer's face to the HTTP layer (library-and-api.md §1–3). Every
+ * The library layer's face to the HTTP layer (docs/operations.md, docs/api.md). Every
  * failure is a DeskError from src/errors.ts; nothing here knows fastify.
  */
 export interface Library {

@@ -5,7 +5,7 @@ import type { CatalogueSnapshot, LibraryContext } from './context.js';
 import { markUsed } from './recent.js';
 
 /**
- * Validation memoised per template name on what it depends on (issue 5 §1):
+ * Validation memoised per template name on what it depends on:
  * the content hash, and the catalogue. The validator is pure (no I/O), and it
  * sees the catalogue only through the answers it gets, so each memo keeps the
  * questions it asked — "is there a role `auditor`?", "a template `origin`?" —

@@ -18,7 +18,7 @@ class Stop extends Error {}
 /**
  * Resolves every alias once, in document order, and measures what it expands
  * to, so that whoever walks the document with aliases followed stays within
- * the caps (template-format.md §2). Under the alias count cap a chain of
+ * the caps (docs/format.md, Reading). Under the alias count cap a chain of
  * doubling anchors still expands to 2^60 nodes; and an alias inside its own
  * anchor (`&a [*a]`) is a cycle. Both are `yaml.alias_limit`; an alias whose
  * expansion nests deeper than `limits.depth` is `limit.size`; an alias to no

@@ -1,5 +1,5 @@
 /**
- * The card (library-and-api.md §4): what the settings page and the desk show
+ * The card (docs/api.md): what the settings page and the desk show
  * for a template or a proposal — its header, its nodes with what each can
  * touch, its cords, its problems, and a diff against the template it varies.
  * Format layer: pure, no I/O; the caller picks what to diff against.

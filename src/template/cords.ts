@@ -1,5 +1,5 @@
 /**
- * The cord rules (template-format.md §4): each end is `<node>.<port>` naming
+ * The cord rules (docs/format.md, The patch): each end is `<node>.<port>` naming
  * an existing node and a port of the right direction; the same cord twice is
  * refused.
  */

@@ -1,5 +1,5 @@
 /**
- * The diff of two templates (library-and-api.md §4): a unified text diff and
+ * The diff of two templates (docs/api.md, diff): a unified text diff and
  * a graph diff (header fields, nodes added/removed/changed field by field,
  * cords added/removed). Format layer: pure, no I/O. It reads both sides with
  * the one validator, whose typed view is best-effort, so an invalid template

@@ -1,5 +1,5 @@
 /**
- * Rules across header, nodes and cords (template-format.md §3 and §5): roles,
+ * Rules across header, nodes and cords (docs/format.md, The header and Graph rules): roles,
  * entry and terminal, the ticket contract, unproven ticket mutation, honest
  * declarations, and — when no cap was hit — the reachability rules (land
  * behind a human gate, unreachable nodes, a path to ticket_close).
@@ -16,7 +16,7 @@ export interface GraphInput {
   header: HeaderRead;
   nodes: NodesRead;
   edges: Edge[];
-  /** a cap was hit: skip the reachability rules (§2: caps come before graph work) */
+  /** a cap was hit: skip the reachability rules (caps come before graph work, so no input is slow) */
   overCap: boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The header rules (template-format.md §3) that need only the header itself.
+ * The header rules (docs/format.md, The header) that need only the header itself.
  * Rules that look at nodes (roles, entry, terminal, the ticket contract) run
  * later in graph.ts from what this returns.
  */

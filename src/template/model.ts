@@ -62,11 +62,11 @@ export interface TemplateModel {
   version?: number;
   nodes: NodeModel[];
   cords: CordModel[];
-  /** closes_ticket: true and a required `tickets` input, read from the declaration (§3) */
+  /** closes_ticket: true and a required `tickets` input, read from the declaration (docs/format.md, The header) */
   ticket: boolean;
 }
 
-/** What the validator checks names against (§6: it does no I/O). */
+/** What the validator checks names against (it does no I/O, so callers gather names first). */
 export interface Catalogue {
   /** role names the library knows: built-in and the operator's */
   roles: ReadonlySet<string>;

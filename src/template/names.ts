@@ -1,5 +1,5 @@
 /**
- * Name patterns (template-format.md §3–4). Every place that checks a name —
+ * Name patterns (docs/format.md). Every place that checks a name —
  * the validator, the library before it builds a path, the HTTP params — uses
  * these, so a name valid in one place is valid in all.
  */

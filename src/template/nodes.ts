@@ -1,5 +1,5 @@
 /**
- * The node rules (template-format.md §4): each node read on its own, against
+ * The node rules (docs/format.md, The patch): each node read on its own, against
  * the schema for its type, into a NodeModel with defaults applied.
  */
 import { isMap, isScalar, isSeq, type Node, type Pair } from 'yaml';

@@ -19,7 +19,7 @@ export interface PrescanResult {
   stopped: boolean;
 }
 
-/** The YAML 1.2 core schema's tags; any other tag is refused (§2). */
+/** The YAML 1.2 core schema's tags; any other tag is refused (docs/format.md, Reading). */
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq']);
 const VERBATIM_CORE = /^!<tag:yaml\.org,2002:([a-z]+)>$/;
 
@@ -37,7 +37,7 @@ const FLOW_BRACKETS = new Set(['[', ']', '{', '}']);
 const ZERO_WIDTH = new Set([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR]);
 
 /**
- * One linear pass over yaml's own Lexer and Parser (template-format.md §2)
+ * One linear pass over yaml's own Lexer and Parser (docs/format.md, Reading)
  * that enforces the caps before anything is composed, because yaml's composer
  * recurses with the nesting and expands nothing lazily. It stops at the first
  * fatal problem:

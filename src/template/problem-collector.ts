@@ -5,7 +5,7 @@ import { type Problem, type ProblemCode, problem } from './problems.js';
  * At most this many problems of one code. A flood of errors (thousands of
  * duplicate keys, tags or stray brackets) says nothing more after the first
  * hundred, and turning each into a problem is work the attacker chooses; so
- * the reader stops at the cap (template-format.md §2, "no input is slow").
+ * the reader stops at the cap (docs/format.md, Reading: no input is slow).
  */
 export const MAX_PROBLEMS_PER_CODE = 100;
 

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 
 /**
- * The public list of problem codes (template-format.md §7). A code is a
+ * The public list of problem codes (docs/problems.md). A code is a
  * contract: add one only with a test and a line in docs/problems.md, and never
  * reuse one for another meaning. `docs/problems.md` is checked against this
  * table by test/docs.test.ts.

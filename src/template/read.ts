@@ -1,4 +1,4 @@
-// The strict reader (template-format.md §2): text in, one YAML 1.2 core
+// The strict reader (docs/format.md, Reading): text in, one YAML 1.2 core
 // document and the reading problems out. Three linear passes, so that no
 // input is slow (see docs and bench/hostile.ts):
 //   1. prescan.ts — yaml's Lexer and Parser, enforcing size, token count,
@@ -14,7 +14,7 @@ import { prescan } from './prescan.js';
 import { ProblemCollector } from './problem-collector.js';
 import type { Problem, ProblemCode } from './problems.js';
 
-/** Caps from template-format.md §2. */
+/** The caps (docs/format.md, Reading; docs/problems.md, limit.*). */
 export const LIMITS = {
   /** UTF-8 bytes of source */
   sizeBytes: 128 * 1024,
@@ -78,7 +78,7 @@ const COMPOSE_OPTIONS = {
 /** Problems after which the document is not safe to walk. */
 const FATAL: readonly ProblemCode[] = ['yaml.syntax', 'yaml.multiple_documents', 'yaml.alias_limit', 'limit.size'];
 
-/** Reads a template's source strictly (§2). Never throws. */
+/** Reads a template's source strictly (docs/format.md, Reading). Never throws. */
 export function readSource(source: string): ReadResult {
   const lineCounter = new LineCounter();
   const out = new ProblemCollector(lineCounter);

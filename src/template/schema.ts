@@ -1,5 +1,5 @@
 /**
- * The one TypeBox schema of a template file (template-format.md §3–4). It is
+ * The one TypeBox schema of a template file (docs/format.md). It is
  * the single source for structure: the validator reads the allowed keys, the
  * required keys and each key's JSON type from these objects (walk.ts
  * `checkMap`), and `templateJsonSchema()` exports them as draft-07 JSON Schema
@@ -16,11 +16,11 @@ import { LIMITS } from './read.js';
 
 /** Patterns of the schema; the name patterns are names.ts's, shared with the library and HTTP. */
 export const PATTERNS = {
-  /** template names and `base` (§3): lowercase, digits, dashes; at most 64 */
+  /** template names and `base`: lowercase, digits, dashes; at most 64 */
   templateName: TEMPLATE_NAME.source,
-  /** node ids (§4), role names and slots (§3), port names: identifiers of at most 64 */
+  /** node ids, role names and slots, port names: identifiers of at most 64 */
   identifier: NODE_ID.source,
-  /** input names (§3): `[a-z][a-z0-9_]*` */
+  /** input names: `[a-z][a-z0-9_]*` */
   inputName: INPUT_NAME.source,
   /** a model id such as `claude` or `grok-4.1` (our decision: docs/format.md) */
   model: '^[a-z0-9][a-z0-9._-]{0,63}$',
@@ -180,7 +180,7 @@ export const TemplateSchema = Type.Object(
 
 export type TemplateFile = Static<typeof TemplateSchema>;
 
-/** The schema's URL as served (library-and-api.md: GET /api/desk/schema/template.json). */
+/** The schema's URL as served (docs/api.md: GET /api/desk/schema/template.json). */
 export const TEMPLATE_SCHEMA_ID = 'http://127.0.0.1:8787/api/desk/schema/template.json';
 
 /** Draft-07 JSON Schema of a template file, for yaml-language-server and `desk-library schema`. */

@@ -1,5 +1,5 @@
 /**
- * The one validator (template-format.md §6). Reading (read.ts) comes first;
+ * The one validator (docs/problems.md). Reading (read.ts) comes first;
  * then one walk over the document: the top level against TemplateSchema, the
  * header (header.ts), the nodes (nodes.ts), the cords (cords.ts), and the
  * rules across them (graph.ts). Every problem is collected, then sorted into
@@ -32,7 +32,7 @@ export interface Validation {
   valid: boolean;
 }
 
-/** The one validator (template-format.md §6): pure, no I/O, never throws. */
+/** The one validator: pure, no I/O, never throws. */
 export function validateTemplate(source: string, options: ValidateOptions): Validation {
   let read: ReturnType<typeof readSource>;
   try {
@@ -53,7 +53,7 @@ export function validateTemplate(source: string, options: ValidateOptions): Vali
 
 /**
  * A throw inside the walk is a bug, never the template's fault; it still must
- * not reach the caller (§2), and it must not pass a template, so it becomes an
+ * not reach the caller (docs/format.md, Reading), and it must not pass a template, so it becomes an
  * error. The property tests in test/validate-property.test.ts fail on it.
  */
 function failed(problems: Problem[], e: unknown): Validation {

@@ -5,7 +5,7 @@ import type { Card } from './types.js';
 
 /**
  * The card: the header in words, the graph drawn, and a table of each node's
- * role, model, profile and what it can touch (library-and-api.md §4).
+ * role, model, profile and what it can touch (docs/api.md, the card).
  */
 export function cardView(card: Card, opts: { draft: boolean; goToLine?: (line: number) => void }): HTMLElement {
   const hd = card.header ?? {};

@@ -1,5 +1,5 @@
 /**
- * The JSON the page reads, as library-and-api.md §4 fixes it. The page is a
+ * The JSON the page reads, as docs/api.md fixes it. The page is a
  * separate build (no node types, no imports from the service), so these mirror
  * the route schemas by hand; fields the spec leaves open are optional.
  */

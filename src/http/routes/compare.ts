@@ -1,5 +1,5 @@
 /**
- * Routes that compare templates and write nothing (library-and-api.md §4):
+ * Routes that compare templates and write nothing (docs/api.md):
  * the diff, the three-way rebase and the proposal card.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -123,7 +123,7 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
       const { name, purpose, source } = req.body;
       const catalogue = await library.catalogue();
       const base = validateTemplate(source, { name, catalogue }).template?.header.base;
-      // §4: the card diffs against the header's base, else the library template of the same name.
+      // The card diffs against the header's base, else the library template of the same name.
       const varied = base && isTemplateName(base) ? await library.getTemplate(base) : null;
       const same = varied ? null : await library.getTemplate(name);
       const against: CardAgainst | null = varied

@@ -1,4 +1,4 @@
-/** Liveness and the template JSON Schema (library-and-api.md §4). */
+/** Liveness and the template JSON Schema (docs/api.md, Service). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Library } from '../../library/types.js';

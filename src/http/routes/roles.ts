@@ -1,5 +1,5 @@
 /**
- * Role routes (library-and-api.md §4): list, read, and one POST that saves or
+ * Role routes (docs/api.md): list, read, and one POST that saves or
  * resets, as the settings page sends them.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

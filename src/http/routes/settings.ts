@@ -1,5 +1,5 @@
 /**
- * The settings page's actions on a template (library-and-api.md §4): reset to
+ * The settings page's actions on a template (docs/api.md): reset to
  * the shipped bytes, and acknowledge a shipped change while keeping the copy.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

@@ -1,5 +1,5 @@
 /**
- * Template routes (library-and-api.md §4): list, read, save, delete. Thin:
+ * Template routes (docs/api.md): list, read, save, delete. Thin:
  * schemas declared, the library called, results mapped; every refusal is a
  * DeskError the error handler answers.
  */

@@ -1,5 +1,5 @@
 /**
- * The builtin nodes (template-format.md §4): fixed ports and the arguments
+ * The builtin nodes (docs/format.md, Builtin nodes): fixed ports and the arguments
  * each takes. The validator, the JSON Schema, the card and docs/format.md all
  * read this table, so a new builtin is added here and nowhere else.
  */

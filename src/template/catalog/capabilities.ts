@@ -1,4 +1,4 @@
-/** Capabilities a `capability_assert` node can be `over` (template-format.md §4). */
+/** Capabilities a `capability_assert` node can be `over` (docs/format.md, Builtin nodes). */
 export const CAPABILITIES = {
   complete_ticket: 'the ticket is done: the work landed and the evidence exists',
   land_workspace: 'the workspace can land',

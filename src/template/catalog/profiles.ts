@@ -1,7 +1,7 @@
 /**
- * Permission profiles for model nodes (template-format.md §4): what a node with
+ * Permission profiles for model nodes (docs/format.md, Profiles): what a node with
  * the profile can touch. The card shows these; `tickets.write` is what makes a
- * node one that "may mutate tickets" (§5).
+ * node one that "may mutate tickets" (docs/format.md, Model nodes).
  */
 export const PROFILES = {
   read_only: ['workspace.read', 'tickets.read'],
@@ -17,7 +17,7 @@ export function isProfile(name: string): name is ProfileName {
   return Object.hasOwn(PROFILES, name);
 }
 
-/** The touch that lets a node change tickets (§5, unproven ticket mutation). */
+/** The touch that lets a node change tickets (ticket.mutation_unproven, docs/problems.md). */
 export const TICKET_MUTATION_TOUCH = 'tickets.write';
-/** The touch that makes `writes: false` dishonest (§5, honest declarations). */
+/** The touch that makes `writes: false` dishonest (declare.writes, docs/problems.md). */
 export const WORKSPACE_WRITE_TOUCH = 'workspace.write';

@@ -1,5 +1,5 @@
 /**
- * Tools a tool node can name, and a role's kit.json can list (template-format.md §4).
+ * Tools a tool node can name, and a role's kit.json can list (docs/format.md, Tool nodes).
  * A tool node touches exactly its tool id.
  */
 export const TOOLS = {
