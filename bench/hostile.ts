@@ -1,5 +1,5 @@
 /**
- * "No input is slow" (template-format.md §2): readSource on each hostile
+ * "No input is slow" (docs/format.md, Reading): readSource on each hostile
  * shape at the 128 KiB cap, against yaml's default `parseDocument` on the same
  * input measured in the same run. The goal is absolute (≤ 250 ms a read);
  * the ratio shows what the pre-scan and hardened options save.

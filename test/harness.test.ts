@@ -1,4 +1,4 @@
-// The shipped harness (shipped-templates.md): every template valid with no
+// The shipped harness (docs/harness.md): every template valid with no
 // warning, the ticket flags as the spec lists them, and every built-in role in
 // the canonical form a role save would write.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -43,7 +43,7 @@ const raw = (name: string) => parse(source(name)) as RawTemplate;
 const nodesWhere = (t: RawTemplate, pred: (n: RawNode) => boolean) =>
   Object.entries(t.nodes).filter(([, n]) => pred(n));
 
-/** shipped-templates.md: the eight names, which are ticket templates, and what each varies. */
+/** docs/harness.md: the eight names, which are ticket templates, and what each varies. */
 const EXPECTED: Record<string, { ticket: boolean; base?: string }> = {
   'ticket-completion': { ticket: true },
   'quick-fix': { ticket: true, base: 'ticket-completion' },

@@ -1,4 +1,4 @@
-/** Diff, rebase and propose (library-and-api.md §4): they compare and write nothing. */
+/** Diff, rebase and propose (docs/api.md): they compare and write nothing. */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { App } from '../src/app.js';
 import { ALPHA, API, BETA, type Fixture, fixture } from './http-fixture.js';

@@ -1,4 +1,4 @@
-/** Logs (library-and-api.md §5): one line per request, one per write naming who; no template text. */
+/** Logs (docs/operations.md): one line per request, one per write naming who; no template text. */
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { type App, buildApp } from '../src/app.js';

@@ -14,7 +14,7 @@ afterAll(async () => {
   await fx.cleanup();
 });
 
-/** The routes of library-and-api.md §4, each with what its OpenAPI entry must declare. */
+/** The routes of docs/api.md, each with what its OpenAPI entry must declare. */
 const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'query')[]][] = [
   ['get', '/templates', []],
   ['get', '/templates/{name}', ['params']],

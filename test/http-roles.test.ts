@@ -1,4 +1,4 @@
-/** Role routes (library-and-api.md §4): list, read, save, reset, with states and ETags. */
+/** Role routes (docs/api.md, Roles): list, read, save, reset, with states and ETags. */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { App } from '../src/app.js';
 import { API, type Fixture, fixture, REVIEWER_MD, WORKER_KIT, WORKER_MD } from './http-fixture.js';

@@ -1,4 +1,4 @@
-/** Reset and acknowledge (library-and-api.md §4) over a real library on temp folders. */
+/** Reset and acknowledge (docs/api.md, Settings actions) over a real library on temp folders. */
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';

@@ -5,7 +5,7 @@ import { FileCache, RACY_MS } from '../src/library/file-cache.js';
 import { validateTemplate } from '../src/template/validate.js';
 import { fixture, tempDir, tpl } from './library-helpers.js';
 
-/** Issue 5 §1: cached entries, and every change made by hand seen on the next call. */
+/** Cached entries, and every change made by hand seen on the next call. */
 
 describe('FileCache', () => {
   test('an old, unchanged file is read from disk once', async () => {

@@ -6,7 +6,7 @@ import type { Library } from '../src/library/types.js';
 import { type Fixture, fixture, tpl } from './library-helpers.js';
 
 /**
- * Crash consistency (library-and-api.md §3): each write is cut before every
+ * Crash consistency (docs/operations.md, The library root on disk): each write is cut before every
  * one of its file-system steps in turn — the fault hook throws there and at
  * every step after, as if the process had died — then the library is opened
  * again and must tell the truth: the old state or the new one, never

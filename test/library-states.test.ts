@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { sha256Hex } from '../src/library/markers.js';
 import { codeOf, fixture, tpl } from './library-helpers.js';
 
-/** library-and-api.md §2: every state of the table, with the marker bytes on disk. */
+/** Every state of the table in docs/api.md (States), with the marker bytes on disk. */
 
 const V1 = tpl('alpha', 'alpha v1');
 const V2 = tpl('alpha', 'alpha v2');

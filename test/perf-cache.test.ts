@@ -8,7 +8,7 @@ import { validateTemplate } from '../src/template/validate.js';
 import { fixture, tempDir, tpl } from './library-helpers.js';
 
 /**
- * Issue 5 §1: what the caches keep, and that every change made by hand is
+ * What the caches keep, and that every change made by hand is
  * seen on the next call — the folder listings, the racy rule on ctime, the
  * validation memo across catalogue changes, and the same entry object while
  * nothing changed. (test/library-cache.test.ts has the file cache's basics.)

@@ -1,11 +1,11 @@
 /**
- * Crash proof (issue 4 §2, library-and-api.md §3): the real server process,
+ * Crash proof (docs/security.md, Crash safety): the real server process,
  * killed with SIGKILL at random instants while saves, resets, acknowledges
  * and deletes of a few templates run concurrently over HTTP, and started
  * again on the same root (taking over the dead holder's lock) — 50 rounds.
  * After every start the library on disk and over HTTP tells the truth:
  * every file parses and is one of the versions sent, every marker matches
- * its copy, the states follow the table of §2, nothing is edited_outside, no
+ * its copy, the states follow docs/api.md's table, nothing is edited_outside, no
  * temp or intent file is left, and a write that was answered 2xx survived.
  *
  * The plan comes from a seeded PRNG; a failure prints the seed, and

@@ -1,8 +1,8 @@
 /**
  * Shared pieces of the proofs (test/proof-*.test.ts, docs/security.md "What
  * the tests prove"): a seeded PRNG so a failing run reproduces, a snapshot of
- * a folder tree, the state table of library-and-api.md §2 written again from
- * the spec (not imported from src/, so the proofs do not check the code
+ * a folder tree, the state table of docs/api.md (States) written again from
+ * the docs (not imported from src/, so the proofs do not check the code
  * against itself), and the real server as a child process.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -69,7 +69,7 @@ export interface Marker {
   copy?: string;
 }
 
-/** The marker format of §2: a hex line, optionally `copy <hex>`; anything else reads as none. */
+/** The marker format (docs/operations.md): a hex line, optionally `copy <hex>`; anything else reads as none. */
 export function readMarker(text: string | null): Marker | null {
   if (text === null) return null;
   const m = /^([0-9a-f]{64})\n(?:copy ([0-9a-f]{64})\n)?$/.exec(text);
@@ -78,7 +78,7 @@ export function readMarker(text: string | null): Marker | null {
 }
 
 /**
- * The state table of library-and-api.md §2 for one template name: what the
+ * The state table of docs/api.md (States) for one template name: what the
  * service must report given today's shipped hash (null: not shipped), the
  * copy's hash (null: no copy) and its marker. Null when the name is not listed.
  */

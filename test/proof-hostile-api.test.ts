@@ -1,5 +1,5 @@
 /**
- * Hostile YAML through the API (issue 4 §2, template-format.md §2): every
+ * Hostile YAML through the API (docs/security.md, Hostile YAML): every
  * shape of test/fixtures/hostile/shapes.ts — key floods, tag floods,
  * duplicate keys, deep nesting, merge-key chains, alias bombs, the size cap —
  * sent as a save (PUT) and as a proposal. The save is refused with 422

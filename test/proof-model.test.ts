@@ -1,11 +1,11 @@
 /**
- * Model-based proof of the library (issue 4 §2, library-and-api.md §1–3):
+ * Model-based proof of the library (docs/security.md, Model-based tests):
  * fast-check runs random sequences of saves (valid, invalid, identical to
  * shipped), resets, acknowledges, deletes, lists and restarts — a restart
  * may reopen on a harness whose shipped `alpha` changed, so `stale` and
  * `shipped_changed_since` are reached — against a model that says, per name,
  * which bytes load, which marker is on disk and which base is kept. The state
- * the library reports is computed from the model by the table of §2
+ * the library reports is computed from the model by the States table
  * (proof-helpers.ts expectedState), never by the library's own code.
  *
  * A second property drives concurrent saves of one name under fc.scheduler,

@@ -1,5 +1,5 @@
 /**
- * Never a 5xx for a client's mistake (issue 4 §2): random requests over the
+ * Never a 5xx for a client's mistake (docs/security.md): random requests over the
  * real app (`buildApp` on a temp library, `app.inject`) — mutated and binary
  * template sources, hostile names in the URL and the body, odd methods,
  * content types and lengths, invalid JSON, prototype keys, arrays where

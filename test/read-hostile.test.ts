@@ -30,7 +30,7 @@ describe('readSource on hostile shapes at the size cap', () => {
     });
   }
 
-  it('lists the seven shapes template-format.md §2 names', () => {
+  it('lists the seven shapes marked named', () => {
     expect(HOSTILE_SHAPES.filter((s) => s.named)).toHaveLength(7);
   });
 });

@@ -8,7 +8,7 @@ import { templateJsonSchema } from '../src/template/schema.js';
 
 // The exported JSON Schema in the real yaml-language-server (what the VS Code
 // YAML extension and other editors run): unknown keys flagged, enums
-// completed, descriptions on hover (issue 2 §3).
+// completed, descriptions on hover (docs/format.md, Editor completion).
 const require = createRequire(import.meta.url);
 const { getLanguageService } = require('yaml-language-server/out/server/src/languageservice/yamlLanguageService') as {
   // biome-ignore lint/suspicious/noExplicitAny: the language service's own types pull in vscode-languageserver

@@ -1,5 +1,5 @@
-// The exported JSON Schema (template-format.md §4, library-and-api.md
-// GET /api/desk/schema/template.json): draft-07, usable by yaml-language-server,
+// The exported JSON Schema (docs/format.md, Editor completion;
+// docs/api.md GET /api/desk/schema/template.json): draft-07, usable by yaml-language-server,
 // accepting every shipped template and refusing what the format refuses.
 // Ajv 8 comes with fastify; it defaults to draft-07.
 import AjvModule from 'ajv';

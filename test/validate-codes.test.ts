@@ -1,5 +1,5 @@
 // One trigger and one near miss for every problem code the validator reports
-// (template-format.md §7). Each case asserts code, path and line (and column
+// (docs/problems.md). Each case asserts code, path and line (and column
 // where it is meaningful); the near miss is a small change that must not give
 // the code.
 import { describe, expect, test } from 'vitest';

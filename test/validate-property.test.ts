@@ -1,5 +1,5 @@
 // Random damage to real templates never makes the validator throw, and every
-// problem it returns is well formed (template-format.md §2, §6).
+// problem it returns is well formed (docs/format.md, Reading; docs/problems.md).
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { isProblemCode, PROBLEM_CODES, type Problem } from '../src/template/problems.js';
