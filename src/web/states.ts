@@ -1,8 +1,8 @@
 import type { EntryState } from './types.js';
 
 /**
- * What the page says for each state: the sentence is docs/api.md's States
- * table word for word, the label is the badge's short form.
+ * What the page says for each state: the sentence is a short form of
+ * docs/api.md's States table (when and what to do), the label is the badge's short form.
  */
 export const STATES: Record<EntryState, { label: string; sentence: string }> = {
   shipped: { label: 'shipped', sentence: 'shipped' },
