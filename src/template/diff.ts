@@ -58,7 +58,12 @@ export const TemplateDiffSchema = Type.Object(
   {
     against: Type.Object({ name: Type.String(), kind: AgainstKindSchema }, { additionalProperties: false }),
     identical: Type.Boolean({ description: 'the two sources are byte for byte the same' }),
-    unified: Type.String({ description: 'unified text diff, before = the template diffed against' }),
+    unified: Type.Union([Type.String(), Type.Null()], {
+      description: 'unified text diff, before = the template diffed against; null when too_different',
+    }),
+    too_different: Type.Boolean({
+      description: 'the texts differ in too many lines for a line diff within its bounds; the graph diff is still given',
+    }),
     graph: GraphDiffSchema,
   },
   { $id: 'TemplateDiff', additionalProperties: false },
@@ -79,16 +84,58 @@ export function diffTemplates(
   catalogue: Catalogue,
   /** the validator; a caller that keeps validations (src/http/answers.ts) passes a memoised one. Default: validateTemplate */
   validate: typeof validateTemplate = validateTemplate,
-): { identical: boolean; unified: string; graph: GraphDiff } {
+): { identical: boolean; unified: string | null; too_different: boolean; graph: GraphDiff } {
   const identical = a.source === b.source;
   const unified = identical
     ? ''
-    : createTwoFilesPatch(a.label ?? `${a.name}.yaml`, b.label ?? `${b.name}.yaml`, a.source, b.source, '', '', {
-        context: 3,
-      });
+    : lineDiff(a.label ?? `${a.name}.yaml`, b.label ?? `${b.name}.yaml`, a.source, b.source);
   const before = validate(a.source, { catalogue }).template;
   const after = validate(b.source, { catalogue }).template;
-  return { identical, unified, graph: graphDiff(before, after) };
+  return { identical, unified, too_different: unified === null, graph: graphDiff(before, after) };
+}
+
+/**
+ * Bounds of the unified text diff. jsdiff's Myers diff costs about the square
+ * of the lines changed (two valid 100 KB templates with different comment
+ * lines took seconds, and the whole process, /health included, waited), so a
+ * diff that would cost more is not made and the answer says too_different.
+ */
+export const LINE_DIFF_LIMITS = {
+  /**
+   * Lines removed plus lines added. Past a few hundred a line diff is not
+   * something anyone reads, and jsdiff takes ~10 ms per 200 on a 128 KiB pair.
+   * Default 500.
+   */
+  changedLines: 500,
+  /** The time jsdiff may take before giving up, for the pairs the count lets through. Default 20 ms. */
+  budgetMs: 20,
+} as const;
+
+/** The unified diff, or null when it is over LINE_DIFF_LIMITS. */
+export function lineDiff(labelA: string, labelB: string, a: string, b: string): string | null {
+  // A linear count first: it refuses the common costly case (many lines that
+  // differ) at once, and the same way on every machine.
+  if (changedLinesAtLeast(a, b) > LINE_DIFF_LIMITS.changedLines) return null;
+  const patch = createTwoFilesPatch(labelA, labelB, a, b, '', '', {
+    context: 3,
+    maxEditLength: LINE_DIFF_LIMITS.changedLines,
+    timeout: LINE_DIFF_LIMITS.budgetMs,
+  });
+  return patch ?? null;
+}
+
+/**
+ * A lower bound on the lines a line diff removes plus adds: a line that occurs
+ * more often on one side than the other is removed or added at least that
+ * many more times, whatever the alignment.
+ */
+export function changedLinesAtLeast(a: string, b: string): number {
+  const counts = new Map<string, number>();
+  for (const line of a.split('\n')) counts.set(line, (counts.get(line) ?? 0) + 1);
+  for (const line of b.split('\n')) counts.set(line, (counts.get(line) ?? 0) - 1);
+  let changed = 0;
+  for (const n of counts.values()) changed += Math.abs(n);
+  return changed;
 }
 
 /** The graph view; a side that could not be read at all counts as empty. */
