@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { harnessDir } from './paths.js';
+import { harnessDir, packageRoot } from './paths.js';
 import type { Catalogue } from './template/model.js';
 import { isRoleName, isTemplateName } from './template/names.js';
 import type { Problem } from './template/problems.js';
@@ -14,14 +15,50 @@ export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
 
 const USAGE = `usage: desk-library validate [--format text|json] [--library DIR] FILE...
        desk-library schema
-       desk-library --help
+       desk-library serve
+       desk-library --version
+       desk-library COMMAND --help
 
-validate  check template files with the service's validator; the name rule
-          checks each file's name. Roles are the shipped ones plus, with
-          --library DIR, the roles in DIR/roles.
+validate  check template files with the service's validator.
 schema    print the template JSON Schema (draft-07) for editors.
-exit      0 no errors, 1 errors found, 2 usage error or unreadable file.
+serve     run the service, configured from the environment as \`npm start\`.
 `;
+
+/** Each command's own help, printed to stdout with exit 0 for `COMMAND --help`. */
+const HELP = {
+  validate: `usage: desk-library validate [--format text|json] [--library DIR] FILE...
+
+Checks template files with the service's validator, one line per problem
+(FILE:LINE:COL: SEVERITY CODE: MESSAGE) and a summary line, or with
+--format json one array of {file, valid, problems}. The name rule checks each
+file's name (quick-fix.yaml must be template quick-fix).
+
+  --format text|json  output format (default text)
+  --library DIR       also know the roles and templates of the library root DIR
+  -h, --help          this help
+
+exit  0 no errors (warnings allowed), 1 errors found, 2 usage error or
+      unreadable file.
+`,
+  schema: `usage: desk-library schema
+
+Prints the template JSON Schema (draft-07) on stdout, for editors:
+  desk-library schema > template.schema.json
+
+  -h, --help  this help
+`,
+  serve: `usage: desk-library serve
+
+Runs the service from the built dist/, exactly as \`npm start\` does after
+building: configured from the environment (HOST, PORT, DESK_LIBRARY_ROOT,
+DESK_TOKEN, DESK_ALLOWED_HOSTS, LOG_LEVEL; see docs/operations.md), logs on
+stdout, stopped cleanly by SIGINT or SIGTERM. The library root defaults to
+./.desk-library under the current folder.
+
+  -h, --help  this help
+`,
+} as const;
+type Command = keyof typeof HELP;
 
 export interface Io {
   out: (s: string) => void;
@@ -31,16 +68,34 @@ export interface Io {
 /** Runs the CLI and returns its exit code; never calls process.exit so tests can run it in-process too. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    (command === undefined ? io.err : io.out)(USAGE);
-    return command === undefined ? EXIT.usage : EXIT.ok;
+  if (command === undefined) {
+    io.err(USAGE);
+    return EXIT.usage;
   }
-  if (command === 'schema') {
-    if (rest.length) return usage(io, `schema takes no arguments, got '${rest[0]}'`);
-    io.out(JSON.stringify(templateJsonSchema(), null, 2) + '\n');
+  if (command === '--version' || command === '-v') {
+    io.out(version() + '\n');
     return EXIT.ok;
   }
-  if (command !== 'validate') return usage(io, `unknown command '${command}'`);
+  if (command === '--help' || command === '-h' || command === 'help') {
+    const about = rest[0];
+    if (about !== undefined && !isCommand(about)) return usage(io, `unknown command '${about}'`);
+    io.out(about === undefined ? USAGE : HELP[about]);
+    return EXIT.ok;
+  }
+  if (!isCommand(command)) return usage(io, `unknown command '${command}'`);
+  // Help wins over everything else on the line, as in git and npm: `validate --help` needs no FILE.
+  if (wantsHelp(rest)) {
+    io.out(HELP[command]);
+    return EXIT.ok;
+  }
+  if (command === 'schema' || command === 'serve') {
+    if (rest.length) return usage(io, `${command} takes no arguments, got '${rest[0]}'`);
+    if (command === 'schema') io.out(JSON.stringify(templateJsonSchema(), null, 2) + '\n');
+    // server.ts starts the service when loaded (the module `npm start` runs), and
+    // close-with-grace ends the process on a signal; until then it keeps running.
+    else await import('./server.js');
+    return EXIT.ok;
+  }
 
   let parsed: ReturnType<typeof parseValidateArgs>;
   try {
@@ -61,6 +116,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 
   let code: number = EXIT.ok;
+  let unreadable = 0;
   const results: { file: string; valid: boolean; problems: Problem[] }[] = [];
   for (const file of files) {
     let source: string;
@@ -69,6 +125,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     } catch (e) {
       io.err(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
       code = EXIT.usage;
+      unreadable++;
       continue;
     }
     const { problems, valid } = validateTemplate(source, { name: nameOf(file), catalogue });
@@ -77,7 +134,33 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (format === 'text') for (const p of problems) io.out(formatProblem(file, p) + '\n');
   }
   if (format === 'json') io.out(JSON.stringify(results, null, 2) + '\n');
+  else io.out(summary(files.length, unreadable, results.flatMap((r) => r.problems)) + '\n');
   return code;
+}
+
+/** `3 files, no problems` or `3 files, 2 errors, 1 warning` (with `, 1 unreadable` after the files when any). */
+export function summary(files: number, unreadable: number, problems: readonly Problem[]): string {
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const errors = problems.filter((p) => p.severity === 'error').length;
+  const parts = [count(files, 'file')];
+  if (unreadable) parts.push(`${unreadable} unreadable`);
+  if (problems.length === 0) parts.push('no problems');
+  else parts.push(count(errors, 'error'), count(problems.length - errors, 'warning'));
+  return parts.join(', ');
+}
+
+function isCommand(s: string): s is Command {
+  return Object.hasOwn(HELP, s);
+}
+
+/** `-h` or `--help` before any `--` (after it, they would be file names). */
+function wantsHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+function version(): string {
+  return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 function parseValidateArgs(args: string[]) {
