@@ -4,87 +4,15 @@
  * touch, its cords, its problems, and a diff against the template it varies.
  * Format layer: pure, no I/O; the caller picks what to diff against.
  */
-import { type Static, Type } from '@sinclair/typebox';
-import { type AgainstKind, diffTemplates, type TemplateDiff, TemplateDiffSchema } from './diff.js';
+import type { Card as CardAnswer, CardNode } from '../schema/card.js';
+import type { AgainstKind, TemplateDiff } from '../schema/diff.js';
+import { diffTemplates } from './diff.js';
 import type { Catalogue, HeaderModel, NodeModel } from './model.js';
-import { type Problem, ProblemSchema } from './problems.js';
+import type { Problem } from './problems.js';
 import { validateTemplate } from './validate.js';
 
-const Str = Type.Union([Type.String(), Type.Null()]);
-
-export const CardNodeSchema = Type.Object(
-  {
-    id: Type.String(),
-    type: Type.String({ description: 'model, builtin or tool; an unknown type is shown as written' }),
-    role: Str,
-    model: Str,
-    profile: Str,
-    builtin: Str,
-    tool: Str,
-    touches: Type.Array(Type.String(), { description: "what the node can touch: its profile's, or its tool id" }),
-    inlets: Type.Array(Type.String()),
-    outlets: Type.Array(Type.String()),
-    line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
-  },
-  { additionalProperties: false },
-);
-export type CardNode = Static<typeof CardNodeSchema>;
-
-export const CardHeaderSchema = Type.Object(
-  {
-    name: Str,
-    purpose: Str,
-    base: Str,
-    inputs: Type.Array(
-      Type.Object({
-        name: Type.String(),
-        required: Type.Boolean(),
-        type: Type.String(),
-        description: Type.Optional(Type.String()),
-        default: Type.Optional(Type.Unknown()),
-        one_of: Type.Optional(Type.Array(Type.Unknown())),
-      }),
-    ),
-    roles: Type.Array(Type.Object({ role: Type.String(), node: Type.String() })),
-    writes: Type.Boolean(),
-    closes_ticket: Type.Boolean(),
-    entry: Str,
-    inlet: Str,
-    terminal: Str,
-  },
-  { additionalProperties: false },
-);
-
-export const CardSchema = Type.Object(
-  {
-    name: Type.String({ description: 'the name argument (URL or proposal name)' }),
-    purpose: Type.Union([Type.String(), Type.Null()], {
-      description: "the header's purpose, else the purpose argument",
-    }),
-    valid: Type.Boolean(),
-    problems: Type.Array(Type.Ref(ProblemSchema)),
-    ticket: Type.Boolean({ description: 'closes_ticket with a required tickets input: one run per ticket' }),
-    header: CardHeaderSchema,
-    nodes: Type.Array(CardNodeSchema),
-    cords: Type.Array(
-      Type.Object({
-        from: Type.String(),
-        to: Type.String(),
-        line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
-      }),
-    ),
-    diff: Type.Union([Type.Ref(TemplateDiffSchema), Type.Null()], {
-      description: 'against the header base, else the library template of the same name, else null',
-    }),
-    name_differs: Type.Boolean({ description: "the name argument is not the header's name" }),
-    purpose_differs: Type.Boolean({ description: "a purpose argument was given and is not the header's purpose" }),
-  },
-  { $id: 'Card', additionalProperties: false },
-);
-export type Card = Omit<Static<typeof CardSchema>, 'problems' | 'diff'> & {
-  problems: Problem[];
-  diff: TemplateDiff | null;
-};
+/** The card as answered (src/schema/card.ts), its problem codes narrowed to the catalogue. */
+export type Card = Omit<CardAnswer, 'problems'> & { problems: Problem[] };
 
 export interface CardArguments {
   /** the name the template must carry */

@@ -6,10 +6,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
 import type { Library, TemplateEntry } from '../../library/types.js';
-import { buildCard, type CardAgainst, CardSchema } from '../../template/card.js';
-import { diffTemplates, TemplateDiffSchema } from '../../template/diff.js';
+import { CardSchema } from '../../schema/card.js';
+import { TemplateDiffSchema } from '../../schema/diff.js';
+import { RebaseAnswerSchema } from '../../schema/templates.js';
+import { buildCard, type CardAgainst } from '../../template/card.js';
+import { diffTemplates } from '../../template/diff.js';
 import { isTemplateName } from '../../template/names.js';
-import { ProblemSchema } from '../../template/problems.js';
 import { validateTemplate } from '../../template/validate.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateName, TemplateParams } from '../schemas.js';
@@ -78,12 +80,7 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
         tags: ['templates'],
         params: TemplateParams,
         response: {
-          200: Type.Object({
-            merged: Type.String({ description: 'the merged source, with git-style markers where it conflicts' }),
-            conflicts: Type.Integer({ minimum: 0 }),
-            valid: Type.Boolean(),
-            problems: Type.Array(Type.Ref(ProblemSchema)),
-          }),
+          200: RebaseAnswerSchema,
           ...errorResponses,
         },
       },

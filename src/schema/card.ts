@@ -1,0 +1,82 @@
+/**
+ * The card as it is answered (docs/api.md): a template's or a proposal's
+ * header, its nodes with what each can touch, its cords, its problems, and a
+ * diff against the template it varies. Node-free, so the page can import its
+ * types; src/template/card.ts builds it.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { ProblemSchema } from '../template/problems.js';
+import { TemplateDiffSchema } from './diff.js';
+
+const Str = Type.Union([Type.String(), Type.Null()]);
+
+export const CardNodeSchema = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String({ description: 'model, builtin or tool; an unknown type is shown as written' }),
+    role: Str,
+    model: Str,
+    profile: Str,
+    builtin: Str,
+    tool: Str,
+    touches: Type.Array(Type.String(), { description: "what the node can touch: its profile's, or its tool id" }),
+    inlets: Type.Array(Type.String()),
+    outlets: Type.Array(Type.String()),
+    line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export type CardNode = Static<typeof CardNodeSchema>;
+
+export const CardHeaderSchema = Type.Object(
+  {
+    name: Str,
+    purpose: Str,
+    base: Str,
+    inputs: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        required: Type.Boolean(),
+        type: Type.String(),
+        description: Type.Optional(Type.String()),
+        default: Type.Optional(Type.Unknown()),
+        one_of: Type.Optional(Type.Array(Type.Unknown())),
+      }),
+    ),
+    roles: Type.Array(Type.Object({ role: Type.String(), node: Type.String() })),
+    writes: Type.Boolean(),
+    closes_ticket: Type.Boolean(),
+    entry: Str,
+    inlet: Str,
+    terminal: Str,
+  },
+  { additionalProperties: false },
+);
+
+export const CardSchema = Type.Object(
+  {
+    name: Type.String({ description: 'the name argument (URL or proposal name)' }),
+    purpose: Type.Union([Type.String(), Type.Null()], {
+      description: "the header's purpose, else the purpose argument",
+    }),
+    valid: Type.Boolean(),
+    problems: Type.Array(Type.Ref(ProblemSchema)),
+    ticket: Type.Boolean({ description: 'closes_ticket with a required tickets input: one run per ticket' }),
+    header: CardHeaderSchema,
+    nodes: Type.Array(CardNodeSchema),
+    cords: Type.Array(
+      Type.Object({
+        from: Type.String(),
+        to: Type.String(),
+        line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+      }),
+    ),
+    diff: Type.Union([Type.Ref(TemplateDiffSchema), Type.Null()], {
+      description: 'against the header base, else the library template of the same name, else null',
+    }),
+    name_differs: Type.Boolean({ description: "the name argument is not the header's name" }),
+    purpose_differs: Type.Boolean({ description: "a purpose argument was given and is not the header's purpose" }),
+  },
+  { $id: 'Card', additionalProperties: false },
+);
+export type Card = Static<typeof CardSchema>;

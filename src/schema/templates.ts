@@ -1,0 +1,61 @@
+/**
+ * Templates as the routes answer them (docs/api.md): the list row, the whole
+ * template, and the rebase preview. Fields are snake_case. Node-free, so the
+ * page can import their types.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { TEMPLATE_NAME } from '../template/names.js';
+import { ProblemSchema } from '../template/problems.js';
+import { CardSchema } from './card.js';
+import { EntryStateSchema } from './state.js';
+
+export const TemplateName = Type.String({
+  pattern: TEMPLATE_NAME.source,
+  description: 'lowercase letters, digits and dashes, starting with a letter or digit, at most 64',
+});
+
+export const TemplateSummarySchema = Type.Object(
+  {
+    name: Type.String(),
+    purpose: Type.Union([Type.String(), Type.Null()]),
+    shipped: Type.Boolean(),
+    read_only: Type.Boolean(),
+    state: EntryStateSchema,
+    edited_outside: Type.Boolean(),
+    ticket: Type.Boolean(),
+    writes: Type.Boolean(),
+    closes_ticket: Type.Boolean(),
+    base: Type.Union([Type.String(), Type.Null()]),
+    valid: Type.Boolean(),
+    errors: Type.Integer({ minimum: 0, description: 'number of problems of severity error' }),
+    warnings: Type.Integer({ minimum: 0, description: 'number of problems of severity warning' }),
+  },
+  { $id: 'TemplateSummary' },
+);
+export type TemplateSummary = Static<typeof TemplateSummarySchema>;
+
+export const TemplateAnswerSchema = Type.Object(
+  {
+    name: Type.String(),
+    state: EntryStateSchema,
+    shipped: Type.Boolean(),
+    read_only: Type.Boolean(),
+    edited_outside: Type.Boolean(),
+    source: Type.String({ description: 'the bytes that load' }),
+    shipped_source: Type.Union([Type.String(), Type.Null()], { description: "today's shipped bytes" }),
+    valid: Type.Boolean(),
+    problems: Type.Array(Type.Ref(ProblemSchema)),
+    card: Type.Ref(CardSchema),
+  },
+  { $id: 'TemplateAnswer' },
+);
+export type TemplateAnswer = Static<typeof TemplateAnswerSchema>;
+
+/** POST /templates/:name/rebase: the three-way merge, shown and never written. */
+export const RebaseAnswerSchema = Type.Object({
+  merged: Type.String({ description: 'the merged source, with git-style markers where it conflicts' }),
+  conflicts: Type.Integer({ minimum: 0, description: 'how many hunks conflict' }),
+  valid: Type.Boolean(),
+  problems: Type.Array(Type.Ref(ProblemSchema)),
+});
+export type RebaseAnswer = Static<typeof RebaseAnswerSchema>;
