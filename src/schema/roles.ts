@@ -31,6 +31,10 @@ export const RoleSummarySchema = Type.Object(
 );
 export type RoleSummary = Static<typeof RoleSummarySchema>;
 
+/** GET /roles */
+export const RoleListSchema = Type.Object({ roles: Type.Array(Type.Ref(RoleSummarySchema)) });
+export type RoleList = Static<typeof RoleListSchema>;
+
 export const RoleAnswerSchema = Type.Object(
   {
     name: Type.String(),

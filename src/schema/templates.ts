@@ -34,6 +34,10 @@ export const TemplateSummarySchema = Type.Object(
 );
 export type TemplateSummary = Static<typeof TemplateSummarySchema>;
 
+/** GET /templates */
+export const TemplateListSchema = Type.Object({ templates: Type.Array(Type.Ref(TemplateSummarySchema)) });
+export type TemplateList = Static<typeof TemplateListSchema>;
+
 export const TemplateAnswerSchema = Type.Object(
   {
     name: Type.String(),

@@ -1,5 +1,5 @@
 import { askToken } from './auth.js';
-import type { Problem } from './types.js';
+import type { Problem } from '../schema/errors.js';
 
 /**
  * The page's one way to the service: JSON in and out, the ETag of what it

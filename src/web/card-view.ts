@@ -1,7 +1,7 @@
 import { h } from './dom.js';
 import { graphDiffView } from './diff-view.js';
 import { drawGraph, nodeKind } from './graph-svg.js';
-import type { Card } from './types.js';
+import type { Card } from '../schema/card.js';
 
 /**
  * The card: the header in words, the graph drawn, and a table of each node's

@@ -1,7 +1,8 @@
 import { h } from './dom.js';
 import { drawGraph } from './graph-svg.js';
 import { type DiffLine, hunks } from './line-diff.js';
-import type { Card, FieldChange, GraphDiff, TemplateDiff } from './types.js';
+import type { Card } from '../schema/card.js';
+import type { FieldChange, GraphDiff, TemplateDiff } from '../schema/diff.js';
 
 /** A diff (GET …/diff) as unified text and as a graph diff, with the graph drawn and changed nodes marked. */
 export function diffView(diff: TemplateDiff, current: Card | null): HTMLElement {
@@ -29,7 +30,10 @@ export function diffView(diff: TemplateDiff, current: Card | null): HTMLElement 
         )
       : null,
     h('h4', {}, 'As text'),
-    unifiedView(diff.unified, 'Unified diff'),
+    // null: the service found the texts too different to diff line by line within its bounds
+    diff.unified === null
+      ? h('p', { class: 'note' }, 'The texts differ in too many lines for a line diff; the graph diff above shows what changed.')
+      : unifiedView(diff.unified, 'Unified diff'),
   );
 }
 

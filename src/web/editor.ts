@@ -1,7 +1,8 @@
 import { ApiError, call } from './api.js';
 import { clear, h } from './dom.js';
 import { errorCount, lineCount, marksByLine, offsetOf, position, sortProblems } from './format.js';
-import type { Card, Problem } from './types.js';
+import type { Card } from '../schema/card.js';
+import type { Problem } from '../schema/errors.js';
 
 /**
  * The source editor: a textarea with a line gutter that marks problem lines,

@@ -1,4 +1,4 @@
-import type { Problem } from './types.js';
+import type { Problem } from '../schema/errors.js';
 
 /** `12:5`, or `—` for a problem with no position (a missing file-level key). */
 export function position(p: Pick<Problem, 'line' | 'column'>): string {

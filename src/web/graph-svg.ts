@@ -1,6 +1,6 @@
 import { s } from './dom.js';
 import { BOX, layout } from './layout.js';
-import type { Card, CardNode } from './types.js';
+import type { Card, CardNode } from '../schema/card.js';
 
 export interface GraphMarks {
   /** node ids drawn as added / changed (the graph diff) */

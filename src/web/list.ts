@@ -1,6 +1,7 @@
 import { h } from './dom.js';
 import { count, rowLabel, stateInfo } from './states.js';
-import type { RoleListItem, TemplateListItem } from './types.js';
+import type { RoleSummary } from '../schema/roles.js';
+import type { TemplateSummary } from '../schema/templates.js';
 import { badge } from './ui.js';
 
 /**
@@ -8,7 +9,7 @@ import { badge } from './ui.js';
  * spec's sentence for it, copies edited outside the service called out,
  * ticket and invalid templates marked, and a filter over all of it.
  */
-export function libraryView(templates: TemplateListItem[], roles: RoleListItem[], filter: string, onFilter: (f: string) => void): HTMLElement {
+export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], filter: string, onFilter: (f: string) => void): HTMLElement {
   const box = h('input', {
     type: 'search',
     id: 'filter',
@@ -63,7 +64,7 @@ export function libraryView(templates: TemplateListItem[], roles: RoleListItem[]
   );
 }
 
-function templateRow(t: TemplateListItem): HTMLElement {
+function templateRow(t: TemplateSummary): HTMLElement {
   const errors = count(t.errors);
   const warnings = count(t.warnings);
   const info = stateInfo(t.state);
@@ -91,7 +92,7 @@ function templateRow(t: TemplateListItem): HTMLElement {
   );
 }
 
-function roleRow(r: RoleListItem): HTMLElement {
+function roleRow(r: RoleSummary): HTMLElement {
   const info = stateInfo(r.state);
   return h(
     'li',

@@ -4,7 +4,8 @@ import { skeleton } from './format.js';
 import { libraryView } from './list.js';
 import { rolePage } from './roles.js';
 import { type Tab, TemplatePage } from './template-view.js';
-import type { RoleListItem, TemplateListItem } from './types.js';
+import type { RoleList } from '../schema/roles.js';
+import type { TemplateList, TemplateSummary } from '../schema/templates.js';
 import { errorText, say, unsay } from './ui.js';
 
 /**
@@ -16,8 +17,8 @@ const main = document.getElementById('main')!;
 let page: TemplatePage | null = null;
 let filter = '';
 
-async function templates(): Promise<TemplateListItem[]> {
-  return (await call<{ templates: TemplateListItem[] }>('GET', '/templates')).body.templates;
+async function templates(): Promise<TemplateSummary[]> {
+  return (await call<TemplateList>('GET', '/templates')).body.templates;
 }
 
 export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } | { view: 'template'; name: string; tab: Tab } | { view: 'role'; name: string } {
@@ -60,7 +61,7 @@ async function route(): Promise<void> {
       view = newTemplateView();
       document.title = 'new template · desk library';
     } else {
-      const [t, roles] = await Promise.all([templates(), call<{ roles: RoleListItem[] }>('GET', '/roles')]);
+      const [t, roles] = await Promise.all([templates(), call<RoleList>('GET', '/roles')]);
       view = libraryView(t, roles.body.roles, filter, (f) => {
         filter = f;
       });

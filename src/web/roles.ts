@@ -2,7 +2,7 @@ import { ApiError, call, enc } from './api.js';
 import { add, clear, h } from './dom.js';
 import { KNOWN_TOOLS } from './known-tools.js';
 import { canReset, stateInfo } from './states.js';
-import type { Kit, RoleDetail } from './types.js';
+import type { Kit, RoleAnswer } from '../schema/roles.js';
 import { badge, confirmInline, errorText, say } from './ui.js';
 
 
@@ -10,10 +10,10 @@ import { badge, confirmInline, errorText, say } from './ui.js';
 export async function rolePage(name: string): Promise<HTMLElement> {
   const el = h('section', { class: 'role-page' });
   let etag: string | null = null;
-  let role: RoleDetail;
+  let role: RoleAnswer;
 
   const load = async () => {
-    const ans = await call<RoleDetail>('GET', `/roles/${enc(name)}`);
+    const ans = await call<RoleAnswer>('GET', `/roles/${enc(name)}`);
     role = ans.body;
     etag = ans.etag;
     render();

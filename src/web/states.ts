@@ -1,4 +1,4 @@
-import type { EntryState } from './types.js';
+import type { EntryState } from '../schema/state.js';
 
 /**
  * What the page says for each state: the sentence is a short form of

@@ -3,18 +3,19 @@ import { clear, h } from './dom.js';
 import { diffView, lineDiffView, unifiedView } from './diff-view.js';
 import { hunks, lineDiff } from './line-diff.js';
 import { count, stateInfo } from './states.js';
-import type { RebaseResult, TemplateDetail, TemplateDiff, TemplateListItem } from './types.js';
+import type { TemplateDiff } from '../schema/diff.js';
+import type { RebaseAnswer, TemplateAnswer, TemplateSummary } from '../schema/templates.js';
 import { errorText } from './ui.js';
 
 /** The larger parts of one template's page that fetch on their own: the diff tab, the 412 conflict, the rebase preview. */
 
 export interface DiffPanelOptions {
   name: string;
-  detail: TemplateDetail;
+  detail: TemplateAnswer;
   dirty: boolean;
   /** '' for the service's default, else `shipped`, `base` or a template name */
   against: string;
-  templates: () => Promise<TemplateListItem[]>;
+  templates: () => Promise<TemplateSummary[]>;
   onAgainst: (against: string) => void;
 }
 
@@ -49,7 +50,7 @@ export function conflictBox(name: string, mine: string, on: { reload: () => void
   const diffOut = h('div', {});
   const showDifference = async () => {
     try {
-      const { body } = await call<TemplateDetail>('GET', `/templates/${enc(name)}`);
+      const { body } = await call<TemplateAnswer>('GET', `/templates/${enc(name)}`);
       clear(diffOut);
       diffOut.append(
         h('p', {}, `Lines marked − are in the saved version (${stateInfo(body.state).label}); lines marked + are yours.`),
@@ -77,7 +78,7 @@ export function conflictBox(name: string, mine: string, on: { reload: () => void
 
 /** POST …/rebase: the merge onto today's shipped version, shown, never written. Throws the API's error. */
 export async function rebasePreview(name: string, on: { use: (merged: string) => void; close: () => void }): Promise<HTMLElement> {
-  const { body } = await call<RebaseResult>('POST', `/templates/${enc(name)}/rebase`, { body: {} });
+  const { body } = await call<RebaseAnswer>('POST', `/templates/${enc(name)}/rebase`, { body: {} });
   const n = count(body.conflicts);
   return h(
     'section',

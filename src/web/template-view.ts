@@ -4,7 +4,8 @@ import { add, clear, h } from './dom.js';
 import { Editor, type EditorStatus } from './editor.js';
 import { canRebase, canReset, stateInfo } from './states.js';
 import { conflictBox, fillDiffPanel, rebasePreview } from './template-panels.js';
-import type { Card, TemplateDetail, TemplateListItem } from './types.js';
+import type { Card } from '../schema/card.js';
+import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
 import { badge, confirmInline, errorText, say } from './ui.js';
 
 export type Tab = 'source' | 'card' | 'diff';
@@ -16,7 +17,7 @@ export type Tab = 'source' | 'card' | 'diff';
  */
 export class TemplatePage {
   readonly el = h('section', { class: 'template-page' });
-  private detail!: TemplateDetail;
+  private detail!: TemplateAnswer;
   private etag: string | null = null;
   private editor!: Editor;
   private draftCard: Card | null = null;
@@ -36,11 +37,11 @@ export class TemplatePage {
 
   constructor(
     readonly name: string,
-    private readonly templates: () => Promise<TemplateListItem[]>,
+    private readonly templates: () => Promise<TemplateSummary[]>,
   ) {}
 
   async load(): Promise<void> {
-    const { body, etag } = await call<TemplateDetail>('GET', `/templates/${enc(this.name)}`);
+    const { body, etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`);
     this.detail = body;
     this.etag = etag;
     this.draftCard = null;
@@ -75,7 +76,7 @@ export class TemplatePage {
 
   /** After a write: read the template again so state, card and ETag are the service's. */
   private async refresh(message?: string): Promise<void> {
-    const { body, etag } = await call<TemplateDetail>('GET', `/templates/${enc(this.name)}`);
+    const { body, etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`);
     this.detail = body;
     this.etag = etag;
     this.draftCard = null;
@@ -223,7 +224,7 @@ export class TemplatePage {
   }
 
   private async overwrite(mine: string): Promise<void> {
-    const { etag } = await call<TemplateDetail>('GET', `/templates/${enc(this.name)}`);
+    const { etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`);
     await this.save(mine, etag);
   }
 

@@ -5,7 +5,7 @@ import { KNOWN_TOOLS } from '../../src/web/known-tools.js';
 import { BOX, depths, layout, splitEnd } from '../../src/web/layout.js';
 import { hunks, lineDiff } from '../../src/web/line-diff.js';
 import { canReset, count, rowLabel, STATES } from '../../src/web/states.js';
-import type { Problem } from '../../src/web/types.js';
+import type { Problem } from '../../src/schema/errors.js';
 
 const nodes = (...ids: string[]) => ids.map((id) => ({ id }));
 const cord = (from: string, to: string) => ({ from, to });
