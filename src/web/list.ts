@@ -1,5 +1,5 @@
 import { h } from './dom.js';
-import { count, rowLabel, stateInfo } from './states.js';
+import { rowLabel, stateInfo } from './states.js';
 import type { RoleSummary } from '../schema/roles.js';
 import type { TemplateSummary } from '../schema/templates.js';
 import { badge } from './ui.js';
@@ -65,8 +65,7 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
 }
 
 function templateRow(t: TemplateSummary): HTMLElement {
-  const errors = count(t.errors);
-  const warnings = count(t.warnings);
+  const { errors, warnings } = t;
   const info = stateInfo(t.state);
   return h(
     'li',
@@ -97,10 +96,10 @@ function roleRow(r: RoleSummary): HTMLElement {
   return h(
     'li',
     {
-      class: `row state-${r.state}`,
+      class: `row state-${r.state}${r.valid ? '' : ' invalid'}`,
       'data-name': r.name,
       'data-state': r.state,
-      'data-search': [r.name, info.label, r.state, 'role'].join('\u0000'),
+      'data-search': [r.name, info.label, r.state, 'role', r.valid ? '' : 'invalid'].join('\u0000'),
     },
     h(
       'div',
@@ -108,6 +107,7 @@ function roleRow(r: RoleSummary): HTMLElement {
       h('a', { href: `#/roles/${r.name}`, class: 'name', 'aria-label': rowLabel('role', r.name, r.state) }, r.name),
       badge(r.state),
       r.has_kit ? h('span', { class: 'tag' }, 'kit') : null,
+      r.valid ? null : h('span', { class: 'tag invalid' }, 'invalid'),
       r.edited_outside ? h('span', { class: 'tag outside' }, 'edited outside the service') : null,
     ),
     info.sentence === info.label ? null : h('p', { class: 'sentence' }, info.sentence),

@@ -66,6 +66,15 @@ export async function rolePage(name: string): Promise<HTMLElement> {
       h('h2', {}, name, ' ', badge(role.state)),
       stateInfo(role.state).sentence === stateInfo(role.state).label ? null : h('p', { class: 'sentence', 'data-state': role.state }, stateInfo(role.state).sentence),
       role.edited_outside ? h('p', { class: 'callout warning', role: 'note' }, 'Edited outside the service: these files changed without a save here.') : null,
+      // A role folder edited by hand can load invalid (empty role.md, a kit with an unknown tool).
+      role.valid
+        ? null
+        : h(
+            'div',
+            { class: 'callout error', role: 'note', 'data-role-invalid': '' },
+            h('p', {}, h('strong', {}, 'Not valid as it loads.'), ' Fix these and save:'),
+            h('ul', {}, role.problems.map((p) => h('li', { class: `problem ${p.severity}` }, h('code', {}, p.code), ' ', h('code', {}, p.path), ' ', p.message))),
+          ),
       h(
         'div',
         { class: 'toolbar', role: 'toolbar', 'aria-label': 'Role actions' },

@@ -41,8 +41,3 @@ export function canReset(state: string, shipped: boolean): boolean {
 export function canRebase(state: string): boolean {
   return state === 'shipped_changed_since' || state === 'stale';
 }
-
-export function count(v: number | unknown[] | undefined | null): number {
-  if (Array.isArray(v)) return v.length;
-  return typeof v === 'number' ? v : 0;
-}

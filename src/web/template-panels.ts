@@ -2,7 +2,7 @@ import { ApiError, call, enc } from './api.js';
 import { clear, h } from './dom.js';
 import { diffView, lineDiffView, unifiedView } from './diff-view.js';
 import { hunks, lineDiff } from './line-diff.js';
-import { count, stateInfo } from './states.js';
+import { stateInfo } from './states.js';
 import type { TemplateDiff } from '../schema/diff.js';
 import type { RebaseAnswer, TemplateAnswer, TemplateSummary } from '../schema/templates.js';
 import { errorText } from './ui.js';
@@ -79,7 +79,7 @@ export function conflictBox(name: string, mine: string, on: { reload: () => void
 /** POST …/rebase: the merge onto today's shipped version, shown, never written. Throws the API's error. */
 export async function rebasePreview(name: string, on: { use: (merged: string) => void; close: () => void }): Promise<HTMLElement> {
   const { body } = await call<RebaseAnswer>('POST', `/templates/${enc(name)}/rebase`, { body: {} });
-  const n = count(body.conflicts);
+  const n = body.conflicts;
   return h(
     'section',
     { class: 'callout rebase', 'aria-label': 'Rebase preview' },
@@ -89,7 +89,7 @@ export async function rebasePreview(name: string, on: { use: (merged: string) =>
       {},
       n === 0 ? 'No conflicts.' : `${n} conflict${n === 1 ? '' : 's'}, marked in the text.`,
       ' ',
-      body.valid ? 'The result is valid.' : `The result is not valid (${count(body.problems)} problems).`,
+      body.valid ? 'The result is valid.' : `The result is not valid (${body.problems.length} problem${body.problems.length === 1 ? '' : 's'}).`,
       ' Nothing is written until you save.',
     ),
     unifiedView(body.merged, 'Merged text'),

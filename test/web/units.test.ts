@@ -4,7 +4,7 @@ import { errorCount, lineCount, marksByLine, offsetOf, position, skeleton, sortP
 import { KNOWN_TOOLS } from '../../src/web/known-tools.js';
 import { BOX, depths, layout, splitEnd } from '../../src/web/layout.js';
 import { hunks, lineDiff } from '../../src/web/line-diff.js';
-import { canReset, count, rowLabel, STATES } from '../../src/web/states.js';
+import { canReset, rowLabel, STATES } from '../../src/web/states.js';
 import type { Problem } from '../../src/schema/errors.js';
 
 const nodes = (...ids: string[]) => ids.map((id) => ({ id }));
@@ -155,8 +155,6 @@ describe('states', () => {
     expect(canReset('shipped', true)).toBe(false);
     expect(canReset('custom', false)).toBe(false);
     expect(canReset('read_only', true)).toBe(false);
-    expect(count([1, 2])).toBe(2);
-    expect(count(3)).toBe(3);
   });
 
   it("lists the same tools as the service's catalogue", () => {
