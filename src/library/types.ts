@@ -1,15 +1,9 @@
+import type { EntryState } from '../schema/state.js';
 import type { Problem } from '../template/problems.js';
 import type { Catalogue, TemplateModel } from '../template/model.js';
 
-/** The state of every template and role (docs/api.md, States). */
-export type EntryState =
-  | 'shipped'
-  | 'same_as_shipped'
-  | 'stale'
-  | 'shipped_changed_since'
-  | 'edited'
-  | 'custom'
-  | 'read_only';
+/** The state of every template and role (docs/api.md, States): the one list is src/schema/state.ts. */
+export type { EntryState };
 
 /**
  * What a list shows of a template's validation, kept for every template; the
