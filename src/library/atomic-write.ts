@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { open, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeskError } from '../errors.js';
@@ -72,7 +73,10 @@ export async function writeInPlace(ctx: FsContext, path: string, data: string | 
   let fh: Awaited<ReturnType<typeof open>> | undefined;
   try {
     await fault(ctx, `${step}:open`);
-    fh = await open(path, 'w', 0o644);
+    // the caller's safeTarget found a regular file or none; should a FIFO or a link take its place
+    // since, the open fails (ENXIO, ELOOP) rather than wait for a reader or write through the link
+    fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
+    if (!(await fh.stat()).isFile()) throw new DeskError('library_unwritable', 'an intent path is not a regular file');
     await fault(ctx, `${step}:write`);
     await fh.writeFile(data);
     await fault(ctx, `${step}:fsync`);

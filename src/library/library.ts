@@ -3,9 +3,8 @@ import { DeskError } from '../errors.js';
 import { harnessDir as defaultHarnessDir } from '../paths.js';
 import { validateTemplate } from '../template/validate.js';
 import type { LibraryContext, LibraryLogger, WriteGuard } from './context.js';
-import { DirCache } from './dir-cache.js';
-import { FileCache } from './file-cache.js';
-import type { FaultHook, FsContext } from './fs-safe.js';
+import { EntryCache } from './entry-cache.js';
+import { type FaultHook, type FsContext, type OddFile, rootUnwritable } from './fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './read-only.js';
 import { recoverRoot } from './recovery.js';
 import { acquireRootLock } from './root-lock.js';
@@ -14,6 +13,7 @@ import { roleOps } from './role-ops.js';
 import { templateOps } from './template-ops.js';
 import type { Library } from './types.js';
 import { KeyedQueue } from './queue.js';
+import { ValidationMemo } from './validation-memo.js';
 
 export interface LibraryOptions {
   /** The operator's folder; created when missing. Default: none — null means shipped only, and every write is refused. */
@@ -34,6 +34,17 @@ export interface LibraryOptions {
 
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
 
+/** Odd files and folders (fs-safe.ts) are logged once each: reads meet them at every request. */
+function reportOnce(logger: LibraryLogger): (odd: OddFile) => void {
+  const told = new Set<string>();
+  return ({ path, reason }) => {
+    const key = `${path}\0${reason}`;
+    if (told.has(key)) return;
+    told.add(key);
+    logger.warn({ path, reason }, 'an odd file or folder in the library is left alone (docs/operations.md)');
+  };
+}
+
 /**
  * Opens the library (docs/operations.md): takes the root's lock,
  * finishes or discards what a crash left behind, reads the shipped files
@@ -45,32 +56,36 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
   const shipped = await loadShipped(options.harnessDir ?? defaultHarnessDir);
   let fs: FsContext | null = null;
   let lock: Awaited<ReturnType<typeof acquireRootLock>> | null = null;
+  /** the errno when the root is read-only for this process (fs-safe.ts rootUnwritable) */
+  let unwritable: string | null = null;
   if (options.root !== null) {
     await mkdir(options.root, { recursive: true });
     // the operator chose this folder, links and all; below it, nothing is followed
     const root = await realpath(options.root);
-    fs = { root, faults: options.faults };
-    lock = await acquireRootLock(root, now);
-    try {
-      const done = await recoverRoot(fs);
-      if (done.templates.length || done.roles.length) logger.warn(done, 'finished writes interrupted before the last stop');
-    } catch (e) {
-      await lock.release();
-      throw e;
+    fs = { root, faults: options.faults, report: reportOnce(logger) };
+    unwritable = await rootUnwritable(root);
+    if (unwritable) {
+      // nothing can write here, so no lock to take and no recovery to run: readers apply any pending intent
+      logger.warn({ library_root: root, code: unwritable }, 'the library root cannot be written: serving it read-only, every write refused (507 library_unwritable)');
+    } else {
+      lock = await acquireRootLock(root, now);
+      try {
+        const done = await recoverRoot(fs);
+        if (done.templates.length || done.roles.length) logger.warn(done, 'finished writes interrupted before the last stop');
+      } catch (e) {
+        await lock.release();
+        throw e;
+      }
     }
   }
   const ctx: LibraryContext = {
     fs,
     shipped,
     readOnly: options.readOnlyTemplates ?? READ_ONLY_TEMPLATES,
-    cache: new FileCache(now),
-    dirs: new DirCache(now),
-    lastCatalogue: null,
-    validate: options.validate ?? validateTemplate,
-    memo: new Map(),
-    fulls: new Set(),
-    entries: new Map(),
-    wholes: new Map(),
+    now,
+    entries: new EntryCache(),
+    memo: new ValidationMemo(options.validate ?? validateTemplate),
+    last: null,
     logger,
   };
   const queue = new KeyedQueue();
@@ -80,6 +95,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     writable() {
       if (closed) throw new DeskError('internal', 'the library is closed');
       if (!ctx.fs) throw new DeskError('no_library_root', 'the service runs without a library root; start it with DESK_LIBRARY_ROOT to save');
+      if (unwritable) throw new DeskError('library_unwritable', `the library root cannot be written (${unwritable}); it is served read-only`);
       return ctx.fs;
     },
   };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DeskError } from '../errors.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
 import { removeFileDurable, removeTreeDurable, TEMP_PREFIX, writeFileAtomic } from './atomic-write.js';
-import { type FsContext, fault, lstatSyncOrNull, readNoFollow, safeDir } from './fs-safe.js';
+import { type FsContext, fault, lstatSyncOrNull, type ReadOutcome, readNoFollow, reportOdd, safeDir, safeDirSync } from './fs-safe.js';
 import { intentMarker, parseRoleIntent, parseTemplateIntent, roleIntentFile, type RoleIntent, templateIntentFile } from './intents.js';
 import { formatMarker, parseMarker, sha256Hex } from './markers.js';
 
@@ -12,29 +12,67 @@ import { formatMarker, parseMarker, sha256Hex } from './markers.js';
  * name or, at open, for the whole root — and removes leftover temp files.
  * Every step goes through the fault hook too, so a simulated crash also stops
  * the in-process recovery that a failed write attempts.
+ *
+ * A file placed by hand on the way — an intent, or a copy or marker the
+ * intent's decision rests on, that is a link, a folder, a FIFO or over its
+ * cap (fs-safe.ts) — stops recovery of that one name: it is reported and
+ * left alone, never removed or moved aside. The library never deletes what it
+ * did not write, and cannot on a read-only root; readers never believe a
+ * non-regular intent, and apply a readable one virtually as ever; a write of
+ * that name is refused, naming the path, until the operator removes it.
  */
 
+/** What recovering one name did: nothing was pending, it finished, or it was left alone (reported). */
+export type Recovered = 'none' | 'done' | 'skipped';
+
+/** Why a read that found something cannot be used, or null when it is a file or nothing. */
+function oddReason(r: ReadOutcome): string | null {
+  if (r.kind === 'unreadable') return r.reason;
+  if (r.kind === 'too_large') return `${r.size} bytes, over the cap`;
+  return null;
+}
+
+/** Reports the first of `reads` that is odd; true when one was. */
+function skipOdd(fs: FsContext, folder: string, reads: [string, ReadOutcome][]): boolean {
+  for (const [file, r] of reads) {
+    const why = oddReason(r);
+    if (why !== null) {
+      reportOdd(fs, `${folder}/${file}`, why);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Before a write of the name: any intent resolved, or left (reported) for the write's precheck to refuse. */
 export async function recoverTemplate(fs: FsContext, name: string): Promise<void> {
+  await templateRecovery(fs, name);
+}
+
+async function templateRecovery(fs: FsContext, name: string): Promise<Recovered> {
   const dir = await safeDir(fs, ['templates'], false);
-  if (!dir) return;
+  if (!dir) return 'none';
   const intentFile = templateIntentFile(name);
   // the common case, no intent: one synchronous lstat, not a promise open's round trip
-  if (lstatSyncOrNull(join(dir, intentFile)) === null) return;
+  if (lstatSyncOrNull(join(dir, intentFile)) === null) return 'none';
   const r = await readNoFollow(join(dir, intentFile));
-  if (r.kind === 'missing') return;
-  const intent = r.kind === 'file' ? parseTemplateIntent(r.bytes.toString('utf8')) : null;
+  if (r.kind === 'missing') return 'none';
+  if (r.kind !== 'file') return skipOdd(fs, 'templates', [[intentFile, r]]) ? 'skipped' : 'none';
+  const intent = parseTemplateIntent(r.bytes.toString('utf8'));
   if (intent?.op === 'reset') {
     await removeFileDurable(fs, ['templates', `${name}.yaml`], 'recover:copy-remove');
     await removeFileDurable(fs, ['templates', `.${name}.shipped`], 'recover:marker-remove');
   } else if (intent?.op === 'save') {
     const copy = await readNoFollow(join(dir, `${name}.yaml`));
     const onDisk = await readNoFollow(join(dir, `.${name}.shipped`));
+    if (skipOdd(fs, 'templates', [[`${name}.yaml`, copy], [`.${name}.shipped`, onDisk]])) return 'skipped';
     // the copy landed: its marker rolls forward; it did not: the old marker stands, or comes back
     const m = intentMarker(intent, copy.kind === 'file' ? sha256Hex(copy.bytes) : null, onDisk.kind === 'file' ? parseMarker(onDisk.bytes.toString('utf8')) : null);
     if (m === null) await removeFileDurable(fs, ['templates', `.${name}.shipped`], 'recover:marker-remove');
     else if (m !== undefined) await writeFileAtomic(fs, ['templates', `.${name}.shipped`], formatMarker(m), 'recover:marker');
   }
   await removeFileDurable(fs, ['templates', intentFile], 'recover:intent-remove');
+  return 'done';
 }
 
 /** Writes a role save's files from its intent; also the normal path of a save. */
@@ -47,15 +85,21 @@ export async function applyRoleSave(fs: FsContext, name: string, i: Extract<Role
 }
 
 export async function recoverRole(fs: FsContext, name: string): Promise<void> {
+  await roleRecovery(fs, name);
+}
+
+async function roleRecovery(fs: FsContext, name: string): Promise<Recovered> {
   const dir = await safeDir(fs, ['roles'], false);
-  if (!dir) return;
+  if (!dir) return 'none';
   const intentFile = roleIntentFile(name);
   const r = await readNoFollow(join(dir, intentFile));
-  if (r.kind === 'missing') return;
-  const intent = r.kind === 'file' ? parseRoleIntent(r.bytes.toString('utf8')) : null;
+  if (r.kind === 'missing') return 'none';
+  if (r.kind !== 'file') return skipOdd(fs, 'roles', [[intentFile, r]]) ? 'skipped' : 'none';
+  const intent = parseRoleIntent(r.bytes.toString('utf8'));
   if (intent?.op === 'reset') await removeTreeDurable(fs, ['roles', name], 'recover:folder-remove');
   else if (intent?.op === 'save') await applyRoleSave(fs, name, intent, 'recover:');
   await removeFileDurable(fs, ['roles', intentFile], 'recover:intent-remove');
+  return 'done';
 }
 
 async function listDir(dir: string | null): Promise<import('node:fs').Dirent[]> {
@@ -71,35 +115,41 @@ async function removeTemps(fs: FsContext, segs: string[]): Promise<void> {
 
 const INTENT = /^\.(.+)\.intent$/;
 
-/** A linked folder is not recovered into; the service still starts, and reads and writes there refuse it. */
-function skipLink(e: unknown): null {
-  if (e instanceof DeskError && e.code === 'symlink_refused') return null;
-  throw e;
+/**
+ * One name's recovery at open. A refusal on its way (a link or an odd file
+ * where a step would write: DeskError from safeTarget) leaves that name as
+ * it is, reported, and the others are still recovered — readers apply its
+ * intent virtually, and the next start tries again. Anything else (the
+ * crash the fault hook simulates) stops the open as before.
+ */
+async function recoverAtOpen(fs: FsContext, folder: string, intentFile: string, recover: () => Promise<Recovered>): Promise<boolean> {
+  try {
+    return (await recover()) === 'done';
+  } catch (e) {
+    if (!(e instanceof DeskError)) throw e;
+    reportOdd(fs, `${folder}/${intentFile}`, `left for the next start: ${e.message}`);
+    return false;
+  }
 }
 
 /** At open: every intent applied or discarded, every temp file gone. Returns what it did, for the log. */
 export async function recoverRoot(fs: FsContext): Promise<{ templates: string[]; roles: string[] }> {
   await fault(fs, 'recover:start');
   const done = { templates: [] as string[], roles: [] as string[] };
-  const tdir = await safeDir(fs, ['templates'], false).catch(skipLink);
+  // a linked (or otherwise odd) folder is not recovered into: reported, and the service still starts
+  const tdir = safeDirSync(fs, ['templates'])?.dir ?? null;
   for (const d of await listDir(tdir)) {
     const n = INTENT.exec(d.name)?.[1];
-    if (n !== undefined && isTemplateName(n)) {
-      await recoverTemplate(fs, n);
-      done.templates.push(n);
-    }
+    if (n !== undefined && isTemplateName(n) && (await recoverAtOpen(fs, 'templates', d.name, () => templateRecovery(fs, n)))) done.templates.push(n);
   }
   if (tdir) {
     await removeTemps(fs, ['templates']);
     await removeTemps(fs, ['templates', '.shipped-base']);
   }
-  const rdir = await safeDir(fs, ['roles'], false).catch(skipLink);
+  const rdir = safeDirSync(fs, ['roles'])?.dir ?? null;
   for (const d of await listDir(rdir)) {
     const n = INTENT.exec(d.name)?.[1];
-    if (n !== undefined && isRoleName(n)) {
-      await recoverRole(fs, n);
-      done.roles.push(n);
-    }
+    if (n !== undefined && isRoleName(n) && (await recoverAtOpen(fs, 'roles', d.name, () => roleRecovery(fs, n)))) done.roles.push(n);
   }
   if (rdir) await removeTemps(fs, ['roles']);
   for (const d of await listDir(rdir)) {
