@@ -46,12 +46,13 @@ const cases: Case[] = [
   { code: 'limit.nodes', source: nodesFixture(257), path: '/nodes', line: 8, column: 3, near: nodesFixture(256) },
   { code: 'limit.cords', source: cordsFixture(1025), path: '/cords', line: 42, column: 3, near: cordsFixture(1024) },
   // Structure.
-  { code: 'doc.not_mapping', source: edit(Q, '  checks: { type: builtin, builtin: checks }', '  checks: checks'), path: '/nodes/checks', line: 26, column: 11 },
+  { code: 'doc.not_mapping', source: edit(Q, '  checks: { type: builtin, builtin: checks, max_visits: 5 }', '  checks: checks'), path: '/nodes/checks', line: 26, column: 11 },
   { code: 'key.unknown', source: edit(Q, '  base: ticket-completion\n', '  base: ticket-completion\n  colour: red\n'), path: '/template/colour', line: 5, column: 3 },
   { code: 'key.missing', source: edit(Q, '  inlet: start\n', ''), path: '/template/inlet', line: 2, column: 3 },
   { code: 'type.mismatch', source: edit(Q, 'writes: true', 'writes: "yes"'), path: '/template/writes', line: 12, column: 11, near: edit(Q, 'writes: true', 'writes: false') },
   // Header.
   { code: 'name.pattern', source: edit(Q, 'name: quick-fix', 'name: Quick_Fix'), path: '/template/name', line: 2, column: 9, near: edit(Q, 'name: quick-fix', 'name: 2quick-fix') },
+  { code: 'name.reserved', source: edit(Q, 'name: quick-fix', 'name: shipped'), path: '/template/name', line: 2, column: 9, near: edit(Q, 'name: quick-fix', 'name: shipped-fix') },
   { code: 'name.mismatch', source: Q, name: 'quick', path: '/template/name', line: 2, column: 9, nearName: 'quick-fix' },
   { code: 'purpose.empty', source: edit(Q, 'purpose: one small ticket, one worker, checks, a human gate, landed and closed', 'purpose: "  "'), path: '/template/purpose', line: 3, column: 12 },
   { code: 'purpose.multiline', source: edit(Q, 'purpose: one small ticket, one worker, checks, a human gate, landed and closed', 'purpose: "one small ticket\\nand a worker"'), path: '/template/purpose', line: 3, column: 12, near: edit(Q, 'purpose: one small ticket, one worker, checks, a human gate, landed and closed', 'purpose: >-\n    one small ticket\n    folded onto one line') },
@@ -62,6 +63,7 @@ const cases: Case[] = [
   { code: 'input.duplicate', source: edit(R, 'name: depth', 'name: question'), path: '/template/inputs/1/name', line: 8, column: 13 },
   { code: 'input.default_type', source: edit(R, 'default: 2', 'default: two'), path: '/template/inputs/1/default', line: 10, column: 16, near: edit(R, 'type: integer', 'type: number') },
   { code: 'input.one_of_type', source: edit(R, 'one_of: [1, 2, 3]', 'one_of: [1, two, 3]'), path: '/template/inputs/1/one_of/1', line: 11, column: 19, near: edit(R, 'one_of: [1, 2, 3]', 'one_of: [1, 2, 3.0]') },
+  { code: 'input.runs_not_list', source: edit(R, '      default: 2\n', '      default: 2\n      runs: each\n'), path: '/template/inputs/1/runs', line: 11, column: 7, near: edit(R, '      default: []\n', '      default: []\n      runs: each\n') },
   { code: 'role.duplicate', source: edit(R, '      node: first\n', '      node: first\n    - role: lead\n      node: second\n'), path: '/template/roles/1/role', line: 18, column: 13, near: edit(R, '      node: first\n', '      node: first\n    - role: second_lead\n      node: second\n') },
   { code: 'role.node_unknown', source: edit(R, 'node: first', 'node: nobody'), path: '/template/roles/0/node', line: 17, column: 13 },
   { code: 'role.not_model', source: edit(R, 'node: first', 'node: keep'), path: '/template/roles/0/node', line: 17, column: 13, near: edit(R, 'node: first', 'node: second') },
@@ -83,9 +85,9 @@ const cases: Case[] = [
   { code: 'model.port_duplicate', source: edit(Q, 'inlets: [start, revise]', 'inlets: [start, revise, start]'), path: '/nodes/work/inlets/2', line: 24, column: 29, near: edit(Q, 'inlets: [start, revise]', 'inlets: [start, revise, restart]') },
   { code: 'model.prompt_input_unknown', source: edit(Q, '{{inputs.tickets}}', '{{inputs.ticket}}'), path: '/nodes/work/prompt', line: 25, column: 13, near: edit(Q, '{{inputs.tickets}}', '{{ inputs.tickets }} and {{ticket.id}}') },
   // Builtins and tools.
-  { code: 'builtin.unknown', source: edit(Q, 'builtin: checks }', 'builtin: lint }'), path: '/nodes/checks/builtin', line: 26, column: 37 },
+  { code: 'builtin.unknown', source: edit(Q, 'builtin: checks,', 'builtin: lint,'), path: '/nodes/checks/builtin', line: 26, column: 37 },
   { code: 'builtin.argument_missing', source: edit(Q, ', over: complete_ticket', ''), path: '/nodes/completion_proof/over', line: 29, column: 21 },
-  { code: 'builtin.argument_unknown', source: edit(Q, 'builtin: checks }', 'builtin: checks, over: x }'), path: '/nodes/checks/over', line: 26, column: 45, near: edit(Q, 'builtin: human_gate }', 'builtin: human_gate, prompt: "Land it?" }') },
+  { code: 'builtin.argument_unknown', source: edit(Q, 'builtin: checks,', 'builtin: checks, over: x,'), path: '/nodes/checks/over', line: 26, column: 45, near: edit(Q, 'builtin: human_gate }', 'builtin: human_gate, prompt: "Land it?" }') },
   { code: 'builtin.capability_unknown', source: edit(Q, 'over: complete_ticket', 'over: finish'), path: '/nodes/completion_proof/over', line: 29, column: 72 },
   { code: 'tool.extra_key', source: edit(R, 'tool: web.fetch }', 'tool: web.fetch, prompt: hi }'), path: '/nodes/fetch/prompt', line: 34, column: 41 },
   { code: 'tool.unknown', source: edit(R, 'tool: web.fetch }', 'tool: web.crawl }'), path: '/nodes/fetch/tool', line: 34, column: 30, near: edit(R, 'tool: web.fetch }', 'tool: web.search }') },
@@ -96,6 +98,8 @@ const cases: Case[] = [
   { code: 'cord.duplicate', source: edit(Q, '  - { from: work.done, to: checks.in }\n', '  - { from: work.done, to: checks.in }\n  - {from: work.done, to: checks.in}\n'), path: '/cords/2', line: 34, column: 5 },
   // Graph rules.
   { code: 'land.ungated', source: edit(Q, 'from: gate.approved, to: land.in', 'from: checks.passed, to: land.in'), path: '/nodes/land', line: 28, column: 3 },
+  // the fixture's work → checks → work loop loses its bound; the near miss is the fixture, bounded at checks
+  { code: 'loop.unbounded', source: edit(Q, ', max_visits: 5', ''), path: '/nodes/work', line: 20, column: 3 },
   { code: 'ticket.tickets_input', source: edit(Q, 'required: true', 'required: false'), path: '/template/inputs/0', line: 6, column: 7 },
   { code: 'ticket.entry_intake', source: edit(Q, 'role: ticket_intake', 'role: worker'), path: '/template/entry', line: 14, column: 10 },
   { code: 'ticket.land_missing', source: edit(edit(edit(edit(Q, '  land: { type: builtin, builtin: workspace_land }\n', ''), '  - { from: gate.approved, to: land.in }\n', '  - { from: gate.approved, to: completion_proof.in }\n'), '  - { from: land.landed, to: completion_proof.in }\n', ''), '  - { from: land.conflict, to: work.revise }\n', ''), path: '/nodes', line: 13, column: 18 },

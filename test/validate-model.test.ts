@@ -47,7 +47,7 @@ describe('the template model', () => {
   });
 
   test('is built best-effort when the file has errors', () => {
-    const r = validate(edit(edit(QUICK, 'profile: workspace_write', 'profile: root'), 'builtin: checks }', 'builtin: lint }'));
+    const r = validate(edit(edit(QUICK, 'profile: workspace_write', 'profile: root'), 'builtin: checks,', 'builtin: lint,'));
     expect(r.valid).toBe(false);
     expect(r.template?.nodes).toHaveLength(7);
     expect(r.template?.nodes.find((n) => n.id === 'work')?.profile).toBe('root');

@@ -4,7 +4,8 @@
  * declarations, and — when no cap was hit — the reachability rules (land
  * behind a human gate, unreachable nodes, a path to ticket_close).
  */
-import { TICKET_MUTATION_TOUCH, WORKSPACE_WRITE_TOUCH } from './catalog/profiles.js';
+import { isProfile, PROFILES, TICKET_MUTATION_TOUCH, WORKSPACE_WRITE_TOUCH } from './catalog/profiles.js';
+import { TICKET_WRITING_TOOLS } from './catalog/tools.js';
 import type { Edge } from './cords.js';
 import type { HeaderRead } from './header.js';
 import type { NodeRead, NodesRead } from './nodes.js';
@@ -76,8 +77,9 @@ export function checkGraph(w: Walk, g: GraphInput): void {
     }
   } else if (!all.some(proves)) {
     for (const n of all) {
-      if (n.model.type === 'model' && n.model.touches.includes(TICKET_MUTATION_TOUCH)) {
-        w.report('ticket.mutation_unproven', `node '${n.model.id}' may change tickets (profile ${n.model.profile}) but nothing proves the ticket complete; add a capability_assert over complete_ticket before it`, [...n.path, 'profile'], n.keyNode);
+      const why = mutatesTickets(n);
+      if (why) {
+        w.report('ticket.mutation_unproven', `node '${n.model.id}' may change tickets (${why.reason}) but nothing proves the ticket complete; add a capability_assert over complete_ticket before it`, [...n.path, why.key], n.keyNode);
       }
     }
   }
@@ -94,6 +96,26 @@ export function checkGraph(w: Walk, g: GraphInput): void {
 
   if (g.overCap || !entry) return;
   reachability(w, g, entry, at('closes_ticket'));
+}
+
+/**
+ * Whether a node may mutate tickets (docs/format.md): a model node whose
+ * profile touches tickets.write or whose role's kit grants a ticket-writing
+ * tool, or a tool node naming one. Returns the key that makes it so (where the
+ * problem points) and why, or null.
+ */
+function mutatesTickets(n: NodeRead): { key: string; reason: string } | null {
+  const m = n.model;
+  if (m.type === 'model') {
+    if (m.profile !== undefined && isProfile(m.profile) && (PROFILES[m.profile] as readonly string[]).includes(TICKET_MUTATION_TOUCH)) {
+      return { key: 'profile', reason: `profile ${m.profile}` };
+    }
+    const granted = m.kit?.find((t) => (TICKET_WRITING_TOOLS as readonly string[]).includes(t));
+    if (granted) return { key: 'role', reason: `role ${m.role}'s kit grants ${granted}` };
+  } else if (m.type === 'tool' && m.tool !== undefined && (TICKET_WRITING_TOOLS as readonly string[]).includes(m.tool)) {
+    return { key: 'tool', reason: `tool ${m.tool}` };
+  }
+  return null;
 }
 
 function reachability(w: Walk, g: GraphInput, entry: NodeRead, closesAt: YNode): void {

@@ -4,7 +4,8 @@
  * later in graph.ts from what this returns.
  */
 import { isSeq } from 'yaml';
-import type { Catalogue, HeaderModel, InputDecl, InputType } from './model.js';
+import { type Catalogue, type HeaderModel, type InputDecl, INPUT_RUNS, type InputRuns, type InputType } from './model.js';
+import { isReservedTemplateName } from './names.js';
 import { HeaderSchema, INPUT_TYPES, InputSchema, PATTERNS, RoleSlotSchema } from './schema.js';
 import { type Entries, type Path, type Walk, type YNode, checkMap, patternRegExp, str, typeOf } from './walk.js';
 
@@ -53,6 +54,8 @@ export function readHeader(w: Walk, node: YNode, name: string | undefined, catal
     model.name = n;
     if (!patternRegExp(PATTERNS.templateName).test(n)) {
       w.report('name.pattern', `the header's \`name\` '${n}' is not a template name; use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters`, [...P, 'name'], nameNode);
+    } else if (isReservedTemplateName(n)) {
+      w.report('name.reserved', `the header's \`name\` '${n}' is reserved (a diff names the shipped version and the base by these words); choose another name`, [...P, 'name'], nameNode);
     }
     if (name !== undefined && n !== name) {
       w.report('name.mismatch', `the header's \`name\` is '${n}' but the template is saved as '${name}'; make them the same`, [...P, 'name'], nameNode);
@@ -118,6 +121,16 @@ function readInputs(w: Walk, node: YNode, out: HeaderRead): void {
     };
     const description = str(e.values.get('description'));
     if (description !== undefined) decl.description = description;
+    const runsNode = e.values.get('runs');
+    const runs = str(runsNode);
+    if (runs !== undefined && (INPUT_RUNS as readonly string[]).includes(runs)) {
+      // how a list launches makes no sense for one value; an unknown type was reported already
+      if (typeOk && decl.type !== 'list') {
+        w.report('input.runs_not_list', `input '${decl.name}' declares \`runs\` but is a ${decl.type}, not a list; remove \`runs\` or make it \`type: list\``, [...path, 'runs'], e.keys.get('runs'));
+      } else {
+        decl.runs = runs as InputRuns;
+      }
+    }
     if (name !== undefined) {
       if (!patternRegExp(PATTERNS.inputName).test(name)) {
         w.report('input.pattern', `input '${name}' has a bad name; use lowercase letters, digits and underscores, starting with a letter`, [...path, 'name'], nameNode);

@@ -13,6 +13,21 @@ export interface InputDecl {
   description?: string;
   default?: unknown;
   one_of?: unknown[];
+  /**
+   * For a list input, as written: `each` launches one run per item, `together`
+   * one run with the whole list. Absent: `each` for a ticket template's
+   * `tickets`, else `together` (inputRuns below).
+   */
+  runs?: InputRuns;
+}
+
+export const INPUT_RUNS = ['together', 'each'] as const;
+export type InputRuns = (typeof INPUT_RUNS)[number];
+
+/** How a list input launches, with the default applied; undefined for an input that is not a list. */
+export function inputRuns(decl: InputDecl, ticketTemplate: boolean): InputRuns | undefined {
+  if (decl.type !== 'list') return undefined;
+  return decl.runs ?? (ticketTemplate && decl.name === 'tickets' ? 'each' : 'together');
 }
 
 export interface HeaderModel {
@@ -43,8 +58,12 @@ export interface NodeModel {
   /** builtin arguments as written (`prompt`, `over`, `document`) */
   args?: Record<string, string>;
   tool?: string;
-  /** what the node can touch: its profile's touches, or a tool node's tool id */
+  /** the tools its role's kit grants (the catalogue's `kits`); absent when the role has none */
+  kit?: string[];
+  /** what the node can touch: its profile's touches and then its role kit's tools, or a tool node's tool id */
   touches: string[];
+  /** `max_visits` as written: how many times a run may enter the node (bounds a loop through it) */
+  max_visits?: number;
   inlets: string[];
   outlets: string[];
   /** 1-based line of the node's key */
@@ -64,6 +83,24 @@ export interface TemplateModel {
   cords: CordModel[];
   /** closes_ticket: true and a required `tickets` input, read from the declaration (docs/format.md, The header) */
   ticket: boolean;
+  /** the loops no human gate breaks (loops.ts), each with its bounds; empty when a cap was hit */
+  loops: LoopModel[];
+}
+
+/**
+ * A loop: a strongly connected part of the graph once human gates and the
+ * cords into a `for_each`'s `next` are set aside (those passes are bounded by
+ * a person or by the list). `cycle` is one cycle through it, first node
+ * repeated at the end (`work → checks → work`); `bounds` the nodes in it that
+ * declare `max_visits`. A loop with a cycle that passes no bound gets
+ * `loop.unbounded`, and `cycle` is that one.
+ */
+export interface LoopModel {
+  cycle: string[];
+  nodes: string[];
+  bounds: { node: string; max_visits: number }[];
+  /** every cycle in it passes a node with `max_visits` */
+  bounded: boolean;
 }
 
 /** What the validator checks names against (it does no I/O, so callers gather names first). */
@@ -72,4 +109,13 @@ export interface Catalogue {
   roles: ReadonlySet<string>;
   /** template names the library holds, for `base` */
   templates: ReadonlySet<string>;
+  /**
+   * The tools each role's kit.json grants, by role name (a role with no kit is
+   * absent). What a kit grants, a node playing the role can touch: the card
+   * shows it and the ticket-mutation rule counts it. Optional so a caller
+   * that knows no kits (a test, a bare CLI check) still validates; without
+   * it a kit grants nothing. Only `get` is asked, so the library can record
+   * the questions as it does for the sets (src/library/validation-memo.ts).
+   */
+  kits?: Pick<ReadonlyMap<string, readonly string[]>, 'get'>;
 }

@@ -13,6 +13,17 @@ export const NODE_ID = /^[a-z][a-z0-9_]{0,63}$/;
 /** input names */
 export const INPUT_NAME = /^[a-z][a-z0-9_]*$/;
 
+/**
+ * Template names the diff route reads as keywords (`?against=shipped`,
+ * `?against=base`), so a template of that name could never be diffed
+ * against by name. The validator refuses them (`name.reserved`).
+ */
+export const RESERVED_TEMPLATE_NAMES: readonly string[] = ['shipped', 'base'];
+
+export function isReservedTemplateName(s: string): boolean {
+  return RESERVED_TEMPLATE_NAMES.includes(s);
+}
+
 export function isTemplateName(s: string): boolean {
   return TEMPLATE_NAME.test(s);
 }

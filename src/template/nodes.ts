@@ -107,6 +107,13 @@ function readModel(w: Walk, map: YNode, read: NodeRead, inputs: ReadonlySet<stri
     m.profile = profile;
     if (isProfile(profile)) m.touches = [...PROFILES[profile]];
   }
+  // What the role's kit grants the node can touch too: a read_only node whose
+  // role's kit lists tickets.update can still change tickets.
+  const kit = role !== undefined ? catalogue.kits?.get(role) : undefined;
+  if (kit?.length) {
+    m.kit = [...kit];
+    for (const tool of kit) if (!m.touches.includes(tool)) m.touches.push(tool);
+  }
   const model = str(e.values.get('model'));
   if (model !== undefined) m.model = model;
   const promptNode = e.values.get('prompt');
@@ -118,6 +125,7 @@ function readModel(w: Walk, map: YNode, read: NodeRead, inputs: ReadonlySet<stri
   m.inlets = readPorts(w, e.values.get('inlets'), [...read.path, 'inlets'], what, 'inlet') ?? ['start'];
   m.outlets = readPorts(w, e.values.get('outlets'), [...read.path, 'outlets'], what, 'outlet') ?? ['done'];
   read.portsKnown = true;
+  readMaxVisits(w, e.values.get('max_visits'), read);
   const whenNode = e.values.get('when');
   if (whenNode !== undefined) {
     const whenSchema = ModelNodeSchema.properties.when;
@@ -128,6 +136,14 @@ function readModel(w: Walk, map: YNode, read: NodeRead, inputs: ReadonlySet<stri
       if (cmd !== undefined) m.when = { on_path: cmd };
     }
   }
+}
+
+/** `max_visits`: checkMap has checked it is an integer; the schema's minimum is checked here. */
+function readMaxVisits(w: Walk, node: YNode, read: NodeRead): void {
+  if (node === undefined || typeOf(node) !== 'integer') return;
+  const n = (node as { value: number }).value;
+  if (n >= 1) read.model.max_visits = n;
+  else w.report('type.mismatch', `node '${read.model.id}': \`max_visits\` must be a positive integer, not ${n}; give how many times a run may enter the node`, [...read.path, 'max_visits'], node);
 }
 
 /** Reads an inlets/outlets list; undefined when absent (the default applies). */
@@ -195,6 +211,7 @@ function readBuiltin(w: Walk, map: YNode, read: NodeRead, inputs: ReadonlySet<st
     if (s !== undefined) args[key] = s;
   }
   if (Object.keys(args).length) read.model.args = args;
+  readMaxVisits(w, e.values.get('max_visits'), read);
   if (args.prompt !== undefined) checkPlaceholders(w, args.prompt, e.values.get('prompt'), [...read.path, 'prompt'], what, inputs);
 }
 

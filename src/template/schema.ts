@@ -11,6 +11,7 @@ import { BUILTINS, type BuiltinName } from './catalog/builtins.js';
 import { CAPABILITIES } from './catalog/capabilities.js';
 import { PROFILES } from './catalog/profiles.js';
 import { TOOLS } from './catalog/tools.js';
+import { INPUT_RUNS } from './model.js';
 import { INPUT_NAME, NODE_ID, TEMPLATE_NAME } from './names.js';
 import { LIMITS } from './read.js';
 
@@ -49,6 +50,17 @@ function StringEnum<T extends readonly string[]>(values: T, options: { descripti
 }
 
 const Identifier = (description: string) => Type.String({ pattern: PATTERNS.identifier, description });
+/**
+ * `max_visits` on a model or builtin node: the bound on a loop no human gate
+ * breaks (loops.ts). Exported so the validator reads the same bound the JSON
+ * Schema states.
+ */
+export const MaxVisitsSchema = Type.Integer({
+  minimum: 1,
+  description:
+    'how many times a run may enter this node; bounds a loop through it that no human gate breaks (without it such a loop is warned as loop.unbounded)',
+});
+
 const PortList = (description: string) =>
   Type.Array(Identifier('a port name'), { uniqueItems: true, minItems: 1, description });
 
@@ -60,6 +72,12 @@ export const InputSchema = Type.Object(
     description: Type.Optional(Type.String({ description: 'what the input is, for the operator' })),
     default: Type.Optional(Type.Unknown({ description: 'the value when none is given; must fit `type`' })),
     one_of: Type.Optional(Type.Array(Type.Unknown(), { description: 'the allowed values; each must fit `type`' })),
+    runs: Type.Optional(
+      StringEnum(INPUT_RUNS, {
+        description:
+          'list inputs only: `each` launches one run per item, `together` one run with the whole list; default each for a ticket template\'s `tickets`, else together',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'an input a run starts from' },
 );
@@ -107,9 +125,10 @@ export const ModelNodeSchema = Type.Object(
     when: Type.Optional(
       Type.Object(
         { on_path: Type.String({ pattern: PATTERNS.command, description: 'a bare command name; the node runs only when it is on PATH' }) },
-        { additionalProperties: false, description: 'run the node only when a condition holds' },
+        { additionalProperties: false, description: 'run the node only when a condition holds; a node skipped this way counts as done for a join' },
       ),
     ),
+    max_visits: Type.Optional(MaxVisitsSchema),
   },
   { additionalProperties: false, description: 'a model node' },
 );
@@ -134,6 +153,7 @@ export const BUILTIN_NODE_SCHEMAS = Object.fromEntries(
         type: Type.Literal('builtin', { description: 'one of the known builtins' }),
         builtin: Type.Literal(name, { description: `${spec.description} (${ports})` }),
         ...args,
+        max_visits: Type.Optional(MaxVisitsSchema),
       },
       { additionalProperties: false, description: `builtin ${name}: ${spec.description}` },
     );

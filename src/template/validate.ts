@@ -8,6 +8,7 @@
 import type { Catalogue, TemplateModel } from './model.js';
 import { readCords } from './cords.js';
 import { checkGraph } from './graph.js';
+import { checkLoops } from './loops.js';
 import { readHeader } from './header.js';
 import { readNodes } from './nodes.js';
 import { MAX_PROBLEMS_PER_CODE } from './problem-collector.js';
@@ -75,7 +76,7 @@ export function walkDocument(w: Walk, options: ValidateOptions): TemplateModel {
   }
 
   const header = readHeader(w, v?.get('template'), options.name, options.catalogue);
-  const template: TemplateModel = { header: header.model, nodes: [], cords: [], ticket: false };
+  const template: TemplateModel = { header: header.model, nodes: [], cords: [], ticket: false, loops: [] };
 
   const versionNode = v?.get('version');
   if (versionNode && typeOf(versionNode) === 'integer') {
@@ -94,7 +95,10 @@ export function walkDocument(w: Walk, options: ValidateOptions): TemplateModel {
 
   const cords = readCords(w, v?.get('cords'), nodes);
   template.cords = cords.cords;
-  checkGraph(w, { header, nodes, edges: cords.edges, overCap: nodes.overCap || cords.overCap });
+  const overCap = nodes.overCap || cords.overCap;
+  checkGraph(w, { header, nodes, edges: cords.edges, overCap });
+  // graph work waits for the caps (§2), as reachability does
+  if (!overCap) template.loops = checkLoops(w, nodes, cords.edges);
 
   const tickets = header.tickets?.decl;
   template.ticket = header.model.closes_ticket && tickets?.required === true;

@@ -62,7 +62,9 @@ export const BUILTINS = {
     args: {},
   },
   join: {
-    description: 'waits for every cord into it, then sends them on together',
+    // research relies on this: its grok branch is skipped when grok is not on PATH
+    description:
+      "waits for every cord into it whose source ran, then sends what arrived on together; a source skipped by its `when:` counts as done, so the join goes on without it",
     inlets: ['in'],
     outlets: ['out'],
     args: {},

@@ -19,3 +19,10 @@ export type ToolName = keyof typeof TOOLS;
 export function isTool(name: string): name is ToolName {
   return Object.hasOwn(TOOLS, name);
 }
+
+/**
+ * Tools that change tickets. A node granted one — by its role's kit, or a
+ * tool node naming it — may mutate tickets, as a profile touching
+ * `tickets.write` does (docs/format.md, "May mutate tickets").
+ */
+export const TICKET_WRITING_TOOLS: readonly ToolName[] = ['tickets.update'];
