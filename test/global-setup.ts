@@ -1,14 +1,22 @@
-import { spawnSync } from 'node:child_process';
+import { runSync, sweepRegistry } from './children.js';
 
 /**
  * Builds dist/ once before the suite: the CLI tests run the real bin, and the
  * crash and browser tests start the real server, all from the compiled code.
  * Type errors do not stop the build here (tsc still emits); `npm run
  * typecheck` is where they fail.
+ *
+ * The returned teardown is the last guard of test/children.ts: it kills any
+ * child a worker registered and could not kill itself (a worker that was
+ * SIGKILLed runs no exit handler).
  */
-export default function setup(): void {
+export default function setup(): () => void {
   for (const project of ['tsconfig.json', 'tsconfig.web.json']) {
-    const r = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { encoding: 'utf8' });
+    const r = runSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { encoding: 'utf8' });
     if (r.status !== 0 && r.error) throw r.error;
   }
+  return () => {
+    const killed = sweepRegistry(process.pid);
+    if (killed > 0) console.warn(`global teardown: killed ${killed} child process group(s) a test file left running`);
+  };
 }
