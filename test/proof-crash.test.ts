@@ -2,13 +2,15 @@
  * Crash proof (docs/security.md, Crash safety): the real server process,
  * killed with SIGKILL at random instants while saves, resets, acknowledges
  * and deletes of a few templates run concurrently over HTTP, and started
- * again on the same root (taking over the dead holder's lock) — 50 rounds.
+ * again on the same root (taking over the dead holder's lock) — 50 rounds
+ * in `npm run test:proof`, a few in `npm test` (PROOF_ROUNDS).
  * After every start the library on disk and over HTTP tells the truth:
  * every file parses and is one of the versions sent, every marker matches
  * its copy, the states follow docs/api.md's table, nothing is edited_outside, no
  * temp or intent file is left, and a write that was answered 2xx survived.
  *
- * The plan comes from a seeded PRNG; a failure prints the seed, and
+ * The plan comes from a seeded PRNG (a fresh seed for the full proof, a
+ * fixed one for the short version); a failure prints the seed, and
  * PROOF_SEED=<seed> replays the same plan (the kill instants still race the
  * OS, so a replay is close, not exact).
  */
@@ -22,9 +24,13 @@ import { validateTemplate } from '../src/template/validate.js';
 import {
   call,
   expectedState,
+  fullProof,
   killHard,
   leftovers,
   pick,
+  proofBudgetMs,
+  proofRounds,
+  proofTimeoutMs,
   prng,
   readMarker,
   readOrNull,
@@ -35,7 +41,10 @@ import {
   startServer,
 } from './proof-helpers.js';
 
-const ROUNDS = 50;
+/** 50 in the full proof; PROOF_ROUNDS sets it (npm test runs a few). */
+const ROUNDS = proofRounds();
+/** A round is a start, a check, a burst and a kill: about a second idle, 4 s under load; 8 s is the budget. */
+const BUDGET_MS = proofBudgetMs(8_000, ROUNDS);
 /** The longest wait between starting a burst and the kill. */
 const MAX_KILL_MS = 150;
 /** Every few rounds, with the server stopped, a copy of `research` is saved against an older shipped version (see seedUpgrade). */
@@ -53,7 +62,7 @@ const shipped = new Map<string, string>();
 const catalogue = { roles: new Set<string>(), templates: new Set<string>() };
 /** every version of each name the test ever sent or seeded; what is on disk must be one of these */
 const versions = new Map<Name, Set<string>>();
-const seed = runSeed();
+const seed = runSeed(792911859);
 /** the server of the round, killed in afterAll if a round fails */
 let current: ServerProcess | undefined;
 
@@ -214,14 +223,16 @@ function checkDurable(before: Map<Name, string | null>, after: Map<Name, string 
   }
 }
 
-test(`${ROUNDS} SIGKILLs at random instants mid-burst; every restart tells the truth`, { timeout: 180_000 }, async () => {
+test(`${ROUNDS} SIGKILLs at random instants mid-burst; every restart tells the truth`, { timeout: proofTimeoutMs(BUDGET_MS) }, async () => {
   const rnd = prng(seed);
+  const deadline = Date.now() + BUDGET_MS;
   const stats = { answered2xx: 0, cutOff: 0, leftBehind: 0, recovered: 0, states: new Set<string>() };
   let before = new Map<Name, string | null>(NAMES.map((n) => [n, null]));
   let answers: Answer[] = [];
   let round = 0;
   try {
     for (round = 0; round < ROUNDS; round++) {
+      if (Date.now() > deadline) break;
       let s = await startServer(root, dir);
       current = s;
       if (/finished writes interrupted/.test(s.stdout())) stats.recovered++;
@@ -270,9 +281,12 @@ test(`${ROUNDS} SIGKILLs at random instants mid-burst; every restart tells the t
     (e as Error).message = `crash proof failed in round ${round} — replay with PROOF_SEED=${seed}\n${(e as Error).message}`;
     throw e;
   }
-  console.log(`proof-crash: seed ${seed}, ${ROUNDS} kills; ${JSON.stringify({ ...stats, states: [...stats.states].sort() })}`);
-  // the kills must have landed mid-write, or this proves nothing
-  expect(stats.cutOff).toBeGreaterThan(ROUNDS / 4);
-  expect(stats.leftBehind + stats.recovered).toBeGreaterThan(0);
-  expect(stats.states.has('shipped_changed_since') || stats.states.has('stale')).toBe(true);
+  console.log(`proof-crash: seed ${seed}, ${round} of ${ROUNDS} kills; ${JSON.stringify({ ...stats, states: [...stats.states].sort() })}`);
+  // the rounds that ran were checked above, but fewer rounds prove less: say so rather than pass
+  if (round < ROUNDS) expect.fail(`crash proof: ran ${round} of ${ROUNDS} rounds in the budget of ${BUDGET_MS / 1000} s (machine busy? PROOF_BUDGET_S raises it; seed ${seed})`);
+  // the kills must have landed mid-write, or this proves nothing; in a few rounds (npm test) one is enough, and a kill may miss every file step
+  expect(stats.cutOff).toBeGreaterThan(fullProof() ? ROUNDS / 4 : 0);
+  if (fullProof()) expect(stats.leftBehind + stats.recovered).toBeGreaterThan(0);
+  // round 3 seeds a copy saved against an older release
+  if (ROUNDS > 3) expect(stats.states.has('shipped_changed_since') || stats.states.has('stale')).toBe(true);
 });

@@ -5,10 +5,13 @@
  * the docs (not imported from src/, so the proofs do not check the code
  * against itself), and the real server as a child process.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { killChild, spawnChild } from './children.js';
 
 export const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
@@ -24,10 +27,55 @@ export function prng(seed: number): () => number {
   };
 }
 
-/** The seed of this run: PROOF_SEED when set (to replay a failure), else a fresh one. */
-export function runSeed(): number {
+/**
+ * How much of each proof runs. PROOF_ROUNDS is the crash proof's number of
+ * kills; the other proofs scale their runs by the same fraction of the full
+ * 50. Unset means the full proofs (`npm run test:proof`); `npm test` sets a
+ * few rounds (vitest.config.ts), a short version with fixed seeds.
+ */
+export const FULL_ROUNDS = 50;
+export function proofRounds(): number {
+  const n = Number(process.env.PROOF_ROUNDS ?? FULL_ROUNDS);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`PROOF_ROUNDS must be a whole number ≥ 1, not ${process.env.PROOF_ROUNDS}`);
+  return n;
+}
+/** True when the proofs run at full size: the checks that a run covered enough ground only hold then. */
+export const fullProof = (): boolean => proofRounds() >= FULL_ROUNDS;
+/** `full` scaled by PROOF_ROUNDS / 50, at least `min`. */
+export const scaled = (full: number, min = 1): number => Math.max(min, Math.round((full * proofRounds()) / FULL_ROUNDS));
+
+/**
+ * A proof's time budget: `perRound` ms for each of `rounds` (at least a
+ * minute). Generous on purpose — on an idle machine a round takes a fraction
+ * of it, and a 2-core machine shared with other jobs runs several times
+ * slower. PROOF_BUDGET_S overrides it. A proof that runs out stops and fails
+ * saying how far it got, well before its vitest timeout (`budget + 120 s`).
+ */
+export function proofBudgetMs(perRound: number, rounds: number): number {
+  const fromEnv = Number(process.env.PROOF_BUDGET_S);
+  return fromEnv > 0 ? fromEnv * 1000 : Math.max(60_000, perRound * rounds);
+}
+export const proofTimeoutMs = (budget: number): number => budget + 120_000;
+
+/**
+ * The seed of this run: PROOF_SEED when set (to replay a failure); else, for
+ * the full proof a fresh one, and for the short version `fixed`, so `npm
+ * test` runs the same plan every time.
+ */
+export function runSeed(fixed: number): number {
   const fromEnv = process.env.PROOF_SEED;
-  return fromEnv ? Number(fromEnv) >>> 0 : (Math.random() * 2 ** 32) >>> 0;
+  if (fromEnv) return Number(fromEnv) >>> 0;
+  return fullProof() ? (Math.random() * 2 ** 32) >>> 0 : fixed;
+}
+
+/**
+ * fc.assert with a time budget: the runs stop at the deadline and the proof
+ * fails naming how many of its runs it made, instead of a vitest timeout.
+ */
+export async function assertWithin<Ts>(label: string, property: fc.IAsyncProperty<Ts>, params: fc.Parameters<Ts> & { numRuns: number }, budgetMs: number): Promise<void> {
+  const out = await fc.check(property, { ...params, interruptAfterTimeLimit: budgetMs, markInterruptAsFailure: false });
+  if (out.failed) throw new Error(fc.defaultReportMessage(out) ?? `${label}: property failed`, { cause: out.errorInstance });
+  if (out.interrupted) expect.fail(`${label}: ran ${out.numRuns} of ${params.numRuns} runs in the budget of ${Math.round(budgetMs / 1000)} s (machine busy? PROOF_BUDGET_S raises it)`);
 }
 
 export const pick = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
@@ -127,7 +175,7 @@ export async function startServer(root: string, cwd: string, env: Record<string,
 }
 
 async function startOnce(root: string, cwd: string, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [SERVER_JS], {
+  const child = spawnChild(process.execPath, [SERVER_JS], {
     cwd,
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', DESK_LIBRARY_ROOT: root, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -138,7 +186,11 @@ async function startOnce(root: string, cwd: string, env: Record<string, string>)
   child.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 15 s: ${err}`)), 15_000);
+    // a start takes well under a second when idle; 30 s is for a 2-core machine shared with other jobs
+    const timer = setTimeout(() => {
+      killChild(child);
+      reject(new Error(`server did not start in 30 s: ${err}`));
+    }, 30_000);
     const look = () => {
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m) {
@@ -158,7 +210,7 @@ async function startOnce(root: string, cwd: string, env: Record<string, string>)
 
 /** SIGKILL and wait for the exit: no close hook, no lock release, no in-flight write finished. */
 export async function killHard(s: ServerProcess): Promise<void> {
-  if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  if (s.child.exitCode === null && s.child.signalCode === null) killChild(s.child);
   await s.exited;
 }
 

@@ -4,10 +4,11 @@
  * duplicate keys, deep nesting, merge-key chains, alias bombs, the size cap —
  * sent as a save (PUT) and as a proposal. The save is refused with 422
  * `invalid_template` and the shape's problem code, the proposal answers 200
- * with `valid: false` and that code, nothing is written, and the app still
- * answers. Then the same saves against the real server process: it survives
- * each, answers a health request sent while the save is read (under 2 s),
- * and answers health within a second after each.
+ * with `valid: false` and that code, nothing is written, the app still
+ * answers, and no shape costs more than a bounded amount of CPU time (a bomb
+ * or a quadratic path would cost many seconds). Then the same saves against
+ * the real server process: it survives each, and answers a health request
+ * sent while the save is read and another after it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,7 +48,12 @@ describe('in the app (inject)', () => {
       const source = shape.source();
       const before = await snapshotTree(fx.root!);
       for (const name of ['alpha', 'gamma']) {
+        const cpu = process.cpuUsage();
         const res = await app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source } });
+        const { user, system } = process.cpuUsage(cpu);
+        // CPU time, not wall time: it does not grow when other jobs share the machine. The costliest
+        // shape takes well under 100 ms; an unguarded alias bomb or quadratic path takes many seconds.
+        expect((user + system) / 1000, `CPU ms for ${shape.name}`).toBeLessThan(2_000);
         expect(res.statusCode).toBe(422);
         expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
         const body = res.json() as Problems;
@@ -81,30 +87,21 @@ describe('against the real server process', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('every shape is refused over a real socket; the process lives and answers health beside each save and within a second after it', { timeout: 60_000 }, async () => {
+  test('every shape is refused over a real socket; the process lives and answers health beside each save and after it', { timeout: 120_000 }, async () => {
     const root = join(dir, 'root');
     server = await startServer(root, dir);
     const before = await snapshotTree(root);
-    const slowest = { ms: 0, shape: '' };
     for (const shape of HOSTILE_SHAPES) {
-      // health sent while the save is being read: no shape may hold the event loop for a second
+      // health sent while the save is being read; how long a shape may hold the loop is bounded in CPU time above
       const save = call(server.base, 'PUT', '/templates/quick-fix', { source: shape.source() });
-      const t0 = performance.now();
       const health = await call(server.base, 'GET', '/health');
-      const ms = performance.now() - t0;
       const res = await save;
       expect(res.status, shape.name).toBe(422);
       expect((res.body as Problems).problems.map((p) => p.code), shape.name).toContain(expectedCode(shape));
       expect(health.status, shape.name).toBe(200);
-      // a bomb or a quadratic path would hold it for many seconds; 2 s leaves room for a loaded CI machine
-      expect(ms, `health beside ${shape.name}`).toBeLessThan(2000);
-      const t1 = performance.now();
       expect((await call(server.base, 'GET', '/health')).status, `health after ${shape.name}`).toBe(200);
-      expect(performance.now() - t1, `health after ${shape.name}`).toBeLessThan(1000);
-      if (ms > slowest.ms) Object.assign(slowest, { ms, shape: shape.name });
     }
     expect(server.child.exitCode).toBeNull();
     expect(await snapshotTree(root)).toEqual(before);
-    console.log(`proof-hostile-api: slowest health beside a shape ${slowest.ms.toFixed(0)} ms (${slowest.shape})`);
   });
 });
