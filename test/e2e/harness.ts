@@ -1,24 +1,25 @@
 /**
  * Shared setup for the browser tests and the screenshot script: build the
  * page if its JS is stale, start the app on a temp library root on a free
- * loopback port, and launch Debian's Chromium through playwright-core (never
- * a downloaded browser).
+ * loopback port, and launch the system's Chromium through playwright-core
+ * (never a downloaded browser): CHROMIUM_PATH, default Debian's
+ * /usr/bin/chromium.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { type App, buildApp } from '../../src/app.js';
 import { packageRoot } from '../../src/paths.js';
+import { runSync } from '../children.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /** Why the suite cannot run here, or null. Outside CI a missing browser skips; in CI it fails. */
 export function browserMissing(): string | null {
   if (existsSync(CHROMIUM)) return null;
-  if (process.env.CI) throw new Error(`${CHROMIUM} is missing; the e2e suite must run in CI (apt-get install chromium)`);
-  return `${CHROMIUM} is missing: skipping the settings-page e2e suite (apt-get install chromium to run it)`;
+  if (process.env.CI) throw new Error(`${CHROMIUM} is missing; the e2e suite must run in CI (apt-get install chromium, or set CHROMIUM_PATH)`);
+  return `${CHROMIUM} is missing: skipping the settings-page e2e suite (apt-get install chromium, or set CHROMIUM_PATH to a Chromium or Chrome binary)`;
 }
 
 /**
@@ -39,19 +40,20 @@ export function buildWeb(): void {
   if (!stale()) return;
   mkdirSync(join(packageRoot, 'dist'), { recursive: true });
   const lock = join(packageRoot, 'dist', '.web-build.lock');
-  const until = Date.now() + 60_000;
+  // a web build takes seconds; three minutes covers a busy 2-core machine before calling the lock stale
+  const until = Date.now() + 180_000;
   for (;;) {
     try {
       mkdirSync(lock);
       break;
     } catch {
-      if (Date.now() > until) throw new Error(`web build: ${lock} held for a minute; remove it if no build runs`);
+      if (Date.now() > until) throw new Error(`web build: ${lock} held for three minutes; remove it if no build runs`);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     }
   }
   try {
     if (!stale()) return;
-    const r = spawnSync(process.execPath, [join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.web.json'], {
+    const r = runSync(process.execPath, [join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.web.json'], {
       cwd: packageRoot,
       encoding: 'utf8',
     });
