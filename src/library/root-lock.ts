@@ -1,22 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import * as fsCb from 'node:fs';
+import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lock as properLock } from 'proper-lockfile';
+import { type LockHolder, parseHolder, processIdentity, certainlyDead } from './lock-holder.js';
+
+export type { LockHolder } from './lock-holder.js';
 
 /**
- * One server holds a library root at a time (docs/operations.md, Two servers). The lock
- * is `<root>/.desk-library.lock`, created with O_EXCL and holding
- * `{pid, host, started}`. A lock whose process is gone from this host is
- * taken over; anything else refuses to start, naming the holder.
+ * One server holds a library root at a time (docs/operations.md, "Two
+ * servers"). The lock is the folder `<root>/.desk-library.lock/`, made and
+ * kept fresh by proper-lockfile: its mtime is touched every `updateMs`, and a
+ * lock not touched for `staleMs` belongs to a holder that is gone, whatever
+ * its PID or host name said (PID 1 again after a container restart, a
+ * recreated container with a new host name). Inside is one file,
+ * `holder-<nonce>.json`: the holder's pid, host and start time for the
+ * refusal message, and a nonce that names this one lock.
+ *
+ * proper-lockfile's own stale takeover is rmdir-then-mkdir, and two starters
+ * over one stale lock can both win with it (node-proper-lockfile issue #121:
+ * B removes the lock A has just made). So every removal here goes through
+ * the nonce: a lock folder is made whole by renaming a prepared folder into
+ * place (a rename never lands on a folder that has a file in it), and a lock
+ * is removed by unlinking its own `holder-<nonce>.json` first — which only
+ * the one remover that still sees that nonce can do — and then the folder,
+ * now empty. proper-lockfile's rmdir is given that same rule, which makes its
+ * own takeover a no-op. Exactly one of any number of starters wins.
  */
 export const LOCK_FILE = '.desk-library.lock';
 
-/** A lock file written less than this long ago but not yet readable is a starter mid-write, not a crash. */
-const UNREADABLE_GRACE_MS = 10_000;
+/**
+ * Default 10 s, proper-lockfile's: long enough that a live holder is never
+ * judged gone (it touches the lock every 2 s; only an event loop blocked for
+ * 8 s, or a paused container, would miss it), short enough that a start after
+ * a crash waits at most that long. Hosts sharing a root over a network file
+ * system must keep their clocks within a second or two (NTP).
+ */
+export const STALE_MS = 10_000;
+/** Default 2 s: a second server sees a live holder touch its lock, and refuses, within this. */
+export const UPDATE_MS = 2_000;
+const POLL_MS = 200;
+const HOLDER = /^holder-([0-9a-f]{32})\.json$/;
+const holderFile = (nonce: string) => `holder-${nonce}.json`;
 
-export interface LockHolder {
-  pid: number;
-  host: string;
-  started: string;
+export interface RootLockOptions {
+  /** A lock untouched this long is taken over. Default STALE_MS; proper-lockfile's floor is 2 s. */
+  staleMs?: number;
+  /** How often the holder touches its lock. Default UPDATE_MS; proper-lockfile's floor is 1 s. */
+  updateMs?: number;
 }
 
 /** Startup error: another process holds the root. Not a DeskError — it never reaches HTTP. */
@@ -24,9 +56,9 @@ export class RootLockedError extends Error {
   readonly holder: LockHolder | null;
   readonly root: string;
 
-  constructor(root: string, holder: LockHolder | null) {
+  constructor(root: string, holder: LockHolder | null, why?: string) {
     const who = holder ? `pid ${holder.pid} on ${holder.host} (since ${holder.started})` : 'an unknown process';
-    super(`the library root ${root} is held by ${who}; stop it or use another root`);
+    super(why ?? `the library root ${root} is held by ${who}; stop it or use another root`);
     this.name = 'RootLockedError';
     this.root = root;
     this.holder = holder;
@@ -38,89 +70,171 @@ export interface RootLock {
   release(): Promise<void>;
 }
 
-function parseHolder(text: string): LockHolder | null {
-  try {
-    const v = JSON.parse(text) as Partial<LockHolder>;
-    if (typeof v.pid === 'number' && Number.isInteger(v.pid) && v.pid > 0 && typeof v.host === 'string' && typeof v.started === 'string') {
-      return { pid: v.pid, host: v.host, started: v.started };
-    }
-  } catch {
-    // fall through: malformed
-  }
-  return null;
+type LostHandler = (root: string, err: Error) => void;
+let onLost: LostHandler = (root, err) => process.emitWarning(`the lock on ${root} was lost: ${err.message}`, 'RootLockLost');
+
+/**
+ * What the process does when a held lock is found taken or gone at a refresh
+ * (another server took it over after this one stalled past the stale bound, or
+ * someone deleted it). The library only reports it; the process shell
+ * (src/server.ts) decides. Default: a process warning.
+ */
+export function setRootLockLostHandler(handler: LostHandler): void {
+  onLost = handler;
 }
 
-/** True when the holder is certainly gone: same host and kill(pid, 0) answers ESRCH. EPERM means alive. */
-function holderIsGone(h: LockHolder): boolean {
-  if (h.host !== hostname()) return false;
+/** Nonces of the locks this process holds: one seen on disk is refused at once, without waiting for a refresh. */
+const heldHere = new Set<string>();
+
+type Seen =
+  | { kind: 'none' | 'empty' }
+  | { kind: 'odd'; what: string }
+  | { kind: 'lock'; nonce: string | null; holder: LockHolder | null; mtimeMs: number; ino: number };
+
+const code = (e: unknown) => (e as NodeJS.ErrnoException).code;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What is at the lock path now. The folder is listed before it is stat'ed, so a nonce is never paired with an older lock's mtime. */
+async function inspect(path: string): Promise<Seen> {
   try {
-    process.kill(h.pid, 0);
-    return false;
+    const names = await readdir(path);
+    const name = names.find((n) => HOLDER.test(n));
+    const st = await lstat(path);
+    if (!name) return names.length === 0 ? { kind: 'empty' } : { kind: 'odd', what: 'a folder without a holder file' };
+    const holder = parseHolder(await readFile(join(path, name), 'utf8').catch(() => ''));
+    return { kind: 'lock', nonce: HOLDER.exec(name)![1]!, holder, mtimeMs: st.mtimeMs, ino: st.ino };
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+    if (code(e) === 'ENOENT') return { kind: 'none' };
+    if (code(e) !== 'ENOTDIR') throw e;
   }
+  // not a folder: a lock file of an earlier version ({pid, host, started}), never touched after it was written
+  const st = await lstat(path).catch((e) => (code(e) === 'ENOENT' ? null : Promise.reject(e)));
+  if (!st) return { kind: 'none' };
+  if (!st.isFile()) return { kind: 'odd', what: 'neither a folder nor a file' };
+  const holder = parseHolder(await readFile(path, 'utf8').catch(() => ''));
+  return { kind: 'lock', nonce: null, holder, mtimeMs: st.mtimeMs, ino: st.ino };
 }
 
-async function tryCreate(path: string, holder: LockHolder): Promise<boolean> {
+const sameLock = (a: Seen, b: Seen) =>
+  a.kind === 'lock' && b.kind === 'lock' ? a.nonce === b.nonce && a.ino === b.ino && a.mtimeMs === b.mtimeMs : a.kind === b.kind;
+
+/** Makes the lock folder whole or not at all: a prepared folder renamed into place, which fails on any lock that has its holder file. */
+async function createLockDir(path: string, nonce: string, text: string): Promise<void> {
+  const tmp = `${path}.tmp-${nonce}`;
+  await mkdir(tmp);
   try {
-    const fh = await open(path, 'wx', 0o644);
-    try {
-      await fh.writeFile(JSON.stringify(holder) + '\n');
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    return true;
+    await writeFile(join(tmp, holderFile(nonce)), text, { flag: 'wx' });
+    await rename(tmp, path);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    await rm(tmp, { recursive: true, force: true });
+    if (['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code(e) ?? '')) throw Object.assign(new Error(`${path} exists`), { code: 'EEXIST' });
     throw e;
   }
 }
 
-/**
- * Takes the root's lock or throws RootLockedError. Taking over a stale lock
- * is unlink-then-O_EXCL: two starters racing over the same stale lock can
- * both pass the unlink, but only one O_EXCL create succeeds.
- */
-export async function acquireRootLock(root: string, now: () => number = Date.now): Promise<RootLock> {
-  const path = join(root, LOCK_FILE);
-  const holder: LockHolder = { pid: process.pid, host: hostname(), started: new Date(now()).toISOString() };
-  for (let attempt = 0; attempt < 2; attempt++) {
-    if (await tryCreate(path, holder)) return makeLock(path, holder);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw e;
-    }
-    const current = parseHolder(text);
-    if (current) {
-      if (!holderIsGone(current)) throw new RootLockedError(root, current);
-    } else {
-      const age = now() - (await stat(path)).mtimeMs;
-      if (age < UNREADABLE_GRACE_MS) throw new RootLockedError(root, null);
-    }
-    await unlink(path).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'ENOENT') throw e;
-    });
+/** Removes the lock named by `nonce` and nothing else: once the holder file is gone, a folder someone else renamed in is not empty. */
+async function removeLockDir(path: string, nonce: string): Promise<boolean> {
+  try {
+    await unlink(join(path, holderFile(nonce)));
+  } catch (e) {
+    if (code(e) === 'ENOENT' || code(e) === 'ENOTDIR') return false;
+    throw e;
   }
-  throw new RootLockedError(root, null);
+  await rmdir(path).catch((e) => {
+    if (code(e) !== 'ENOENT' && code(e) !== 'ENOTEMPTY') throw e;
+  });
+  return true;
 }
 
-function makeLock(path: string, holder: LockHolder): RootLock {
+function removeLockDirSync(path: string, nonce: string): void {
+  try {
+    fsCb.unlinkSync(join(path, holderFile(nonce)));
+    fsCb.rmdirSync(path);
+  } catch {
+    // not ours any more, or already gone: nothing to do at exit
+  }
+}
+
+/** The file system proper-lockfile works through, with this lock's own make and remove (it also runs rmdirSync at process exit). */
+function lockFs(nonce: string, text: string) {
+  return {
+    stat: fsCb.stat,
+    utimes: fsCb.utimes,
+    realpath: fsCb.realpath,
+    mkdir: (path: string, cb: (err: Error | null) => void) => void createLockDir(path, nonce, text).then(() => cb(null), cb),
+    rmdir: (path: string, cb: (err: Error | null) => void) => void removeLockDir(path, nonce).then(() => cb(null), cb),
+    rmdirSync: (path: string) => removeLockDirSync(path, nonce),
+  };
+}
+
+/**
+ * Takes the root's lock or throws RootLockedError naming the holder. A lock
+ * found fresh is watched: touched again, or replaced, means its holder is
+ * alive (refused, within `updateMs`); untouched for `staleMs`, or its holder
+ * certainly dead on this machine (lock-holder.ts), it is taken over. A
+ * folder at the lock path with no holder file is a removal cut short, taken
+ * at once.
+ */
+export async function acquireRootLock(root: string, now: () => number = Date.now, options: RootLockOptions = {}): Promise<RootLock> {
+  const staleMs = options.staleMs ?? STALE_MS;
+  const path = join(root, LOCK_FILE);
+  const holder: LockHolder = { pid: process.pid, host: hostname(), started: new Date(now()).toISOString(), ...processIdentity() };
+  const nonce = randomBytes(16).toString('hex');
+  let previous: Seen | null = null;
+  for (let round = 0; round < 8; round++) {
+    try {
+      const release = await properLock(root, {
+        lockfilePath: path,
+        stale: staleMs,
+        update: options.updateMs ?? UPDATE_MS,
+        realpath: false,
+        fs: lockFs(nonce, JSON.stringify(holder) + '\n'),
+        onCompromised: (err) => {
+          heldHere.delete(nonce);
+          onLost(root, err);
+        },
+      });
+      heldHere.add(nonce);
+      return makeLock(holder, nonce, release);
+    } catch (e) {
+      if (code(e) !== 'ELOCKED') throw e;
+    }
+    let seen = await inspect(path);
+    // a lock that appeared since we last looked was made by a starter alive a moment ago
+    if (seen.kind === 'lock' && previous && !sameLock(previous, seen)) throw new RootLockedError(root, seen.holder);
+    previous = seen;
+    if (seen.kind === 'none' || seen.kind === 'empty') continue;
+    if (seen.kind === 'odd') throw new RootLockedError(root, null, `${path} is ${seen.what}, not a lock this service made; remove it to start`);
+    const watchedSince = Date.now();
+    // untouched for staleMs by its mtime, or for as long by our own watch (an mtime in the future: a clock ahead, or a hand edit)
+    const stale = (s: Seen & { kind: 'lock' }) => Date.now() - Math.min(s.mtimeMs, watchedSince) >= staleMs || certainlyDead(s.holder);
+    while (seen.kind === 'lock' && !stale(seen)) {
+      if (seen.nonce && heldHere.has(seen.nonce)) throw new RootLockedError(root, seen.holder);
+      await sleep(POLL_MS);
+      const next = await inspect(path);
+      if (next.kind === 'lock' && !sameLock(seen, next)) throw new RootLockedError(root, next.holder);
+      seen = next;
+    }
+    if (seen.kind !== 'lock') continue;
+    // stale: remove exactly this lock; if another starter got there first, the next round sees its lock and refuses
+    if (seen.nonce) await removeLockDir(path, seen.nonce);
+    else await unlink(path).catch(() => {}); // an earlier version's file; unlink never removes a lock folder
+  }
+  throw new RootLockedError(root, previous?.kind === 'lock' ? previous.holder : null);
+}
+
+function makeLock(holder: LockHolder, nonce: string, release: () => Promise<void>): RootLock {
   let released = false;
   return {
     holder,
     async release() {
       if (released) return;
       released = true;
-      // remove it only while it is still ours: a takeover may have replaced it
-      const text = await readFile(path, 'utf8').catch(() => null);
-      const current = text === null ? null : parseHolder(text);
-      if (current && current.pid === holder.pid && current.host === holder.host && current.started === holder.started) {
-        await unlink(path).catch(() => {});
-      }
+      heldHere.delete(nonce);
+      // ERELEASED: it was lost (onCompromised) and is not ours to remove
+      await release().catch((e) => {
+        if (code(e) !== 'ERELEASED') throw e;
+      });
     },
   };
 }
