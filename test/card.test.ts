@@ -41,6 +41,7 @@ describe('buildCard', () => {
       builtin: null,
       tool: null,
       touches: ['workspace.read', 'workspace.write', 'shell.run'],
+      max_visits: null,
       inlets: ['start'],
       outlets: ['done'],
       line: 8,
@@ -93,5 +94,52 @@ describe('buildCard', () => {
     expect(card.diff?.identical).toBe(false);
     expect(card.diff?.unified).toContain('-  work: { type: model, role: worker, profile: workspace_write, model: claude }');
     expect(card.diff?.graph.nodes.changed).toEqual([{ id: 'work', changes: [{ field: 'model', before: 'claude', after: 'grok' }] }]);
+  });
+});
+
+describe('the card shows what the rules read', () => {
+  const LOOP = `template:
+  name: loop
+  purpose: work until the checks pass
+  inputs:
+    - { name: tickets, required: true, type: list }
+    - { name: notes, type: list }
+  entry: work
+  inlet: start
+version: 1
+nodes:
+  work: { type: model, role: ticket_close, profile: read_only, inlets: [start, revise], max_visits: 4 }
+  checks: { type: builtin, builtin: checks }
+  fix: { type: model, role: worker, profile: workspace_write }
+cords:
+  - { from: work.done, to: checks.in }
+  - { from: checks.failed, to: work.revise }
+  - { from: checks.passed, to: fix.start }
+  - { from: fix.done, to: fix.start }
+`;
+  const withKits: Catalogue = { ...catalogue, kits: new Map([['ticket_close', ['tickets.read', 'tickets.update']]]) };
+
+  test('each loop with its bound; an unbounded one says so', () => {
+    const card = buildCard(LOOP, { name: 'loop' }, withKits);
+    expect(card.loops).toEqual([
+      { cycle: ['work', 'checks', 'work'], nodes: ['work', 'checks'], bounds: [{ node: 'work', max_visits: 4 }], bounded: true },
+      { cycle: ['fix', 'fix'], nodes: ['fix'], bounds: [], bounded: false },
+    ]);
+    expect(card.nodes.find((n) => n.id === 'work')?.max_visits).toBe(4);
+    expect(card.nodes.find((n) => n.id === 'checks')?.max_visits).toBeNull();
+    expect(card.problems.map((p) => `${p.code} ${p.path}`)).toContain('loop.unbounded /nodes/fix');
+  });
+
+  test("can touch includes what the role's kit grants", () => {
+    const card = buildCard(LOOP, { name: 'loop' }, withKits);
+    expect(card.nodes.find((n) => n.id === 'work')?.touches).toEqual(['workspace.read', 'tickets.read', 'tickets.update']);
+  });
+
+  test('list inputs show how they launch, defaults applied', () => {
+    const card = buildCard(LOOP, { name: 'loop' }, withKits);
+    // not a ticket template (no closes_ticket), so tickets runs together too
+    expect(card.header.inputs.map((i) => [i.name, i.runs])).toEqual([['tickets', 'together'], ['notes', 'together']]);
+    const ticketCard = buildCard(LOOP.replace('  entry: work', '  closes_ticket: true\n  entry: work'), { name: 'loop' }, withKits);
+    expect(ticketCard.header.inputs[0]?.runs).toBe('each');
   });
 });

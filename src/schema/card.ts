@@ -19,7 +19,10 @@ export const CardNodeSchema = Type.Object(
     profile: Str,
     builtin: Str,
     tool: Str,
-    touches: Type.Array(Type.String(), { description: "what the node can touch: its profile's, or its tool id" }),
+    touches: Type.Array(Type.String(), {
+      description: "what the node can touch: its profile's, then what its role's kit grants; or its tool id",
+    }),
+    max_visits: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'how many times a run may enter the node; bounds its loops' }),
     inlets: Type.Array(Type.String()),
     outlets: Type.Array(Type.String()),
     line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
@@ -27,6 +30,20 @@ export const CardNodeSchema = Type.Object(
   { additionalProperties: false },
 );
 export type CardNode = Static<typeof CardNodeSchema>;
+
+export const CardLoopSchema = Type.Object(
+  {
+    cycle: Type.Array(Type.String(), {
+      description: 'one cycle through the loop, first node repeated at the end; an unbounded one when there is one',
+    }),
+    nodes: Type.Array(Type.String(), { description: 'the nodes of the loop, in source order' }),
+    bounds: Type.Array(Type.Object({ node: Type.String(), max_visits: Type.Integer({ minimum: 1 }) }), {
+      description: 'the nodes in it that declare max_visits',
+    }),
+    bounded: Type.Boolean({ description: 'every cycle in it passes a node with max_visits (else loop.unbounded)' }),
+  },
+  { additionalProperties: false },
+);
 
 export const CardHeaderSchema = Type.Object(
   {
@@ -41,6 +58,11 @@ export const CardHeaderSchema = Type.Object(
         description: Type.Optional(Type.String()),
         default: Type.Optional(Type.Unknown()),
         one_of: Type.Optional(Type.Array(Type.Unknown())),
+        runs: Type.Optional(
+          Type.Union([Type.Literal('together'), Type.Literal('each')], {
+            description: 'list inputs: one run per item (each) or one with the whole list (together); as declared, or the default',
+          }),
+        ),
       }),
     ),
     roles: Type.Array(Type.Object({ role: Type.String(), node: Type.String() })),
@@ -64,6 +86,9 @@ export const CardSchema = Type.Object(
     ticket: Type.Boolean({ description: 'closes_ticket with a required tickets input: one run per ticket' }),
     header: CardHeaderSchema,
     nodes: Type.Array(CardNodeSchema),
+    loops: Type.Array(CardLoopSchema, {
+      description: 'each loop no human gate breaks, with its bounds (docs/format.md, Loops)',
+    }),
     cords: Type.Array(
       Type.Object({
         from: Type.String(),

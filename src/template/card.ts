@@ -7,7 +7,7 @@
 import type { Card as CardAnswer, CardNode } from '../schema/card.js';
 import type { AgainstKind, TemplateDiff } from '../schema/diff.js';
 import { diffTemplates } from './diff.js';
-import type { Catalogue, HeaderModel, NodeModel } from './model.js';
+import { type Catalogue, type HeaderModel, inputRuns, type NodeModel } from './model.js';
 import type { Problem } from './problems.js';
 import { validateTemplate } from './validate.js';
 
@@ -37,7 +37,7 @@ export function buildCard(
   validate: typeof validateTemplate = validateTemplate,
 ): Card {
   const { template, problems, valid } = validate(source, { name: args.name, catalogue });
-  const header = cardHeader(template?.header);
+  const header = cardHeader(template?.header, template?.ticket ?? false);
   const purposeArg = args.purpose;
   let diff: TemplateDiff | null = null;
   if (against) {
@@ -57,6 +57,7 @@ export function buildCard(
     ticket: template?.ticket ?? false,
     header,
     nodes: (template?.nodes ?? []).map(cardNode),
+    loops: (template?.loops ?? []).map((l) => ({ cycle: [...l.cycle], nodes: [...l.nodes], bounds: l.bounds.map((b) => ({ ...b })), bounded: l.bounded })),
     cords: (template?.cords ?? []).map((c) => ({ from: c.from, to: c.to, line: c.line ?? null })),
     diff,
     name_differs: header.name !== args.name,
@@ -64,12 +65,16 @@ export function buildCard(
   };
 }
 
-function cardHeader(h: HeaderModel | undefined): Card['header'] {
+function cardHeader(h: HeaderModel | undefined, ticket: boolean): Card['header'] {
   return {
     name: h?.name ?? null,
     purpose: h?.purpose ?? null,
     base: h?.base ?? null,
-    inputs: (h?.inputs ?? []).map((i) => ({ ...i })),
+    // a list input shows how it launches, its default applied (a launch reads the card)
+    inputs: (h?.inputs ?? []).map((i) => {
+      const runs = inputRuns(i, ticket);
+      return runs === undefined ? { ...i } : { ...i, runs };
+    }),
     roles: (h?.roles ?? []).map((r) => ({ role: r.role, node: r.node })),
     writes: h?.writes ?? false,
     closes_ticket: h?.closes_ticket ?? false,
@@ -89,6 +94,7 @@ function cardNode(n: NodeModel): CardNode {
     builtin: n.builtin ?? null,
     tool: n.tool ?? null,
     touches: [...n.touches],
+    max_visits: n.max_visits ?? null,
     inlets: [...n.inlets],
     outlets: [...n.outlets],
     line: n.line ?? null,
