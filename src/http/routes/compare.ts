@@ -12,6 +12,7 @@ import { RebaseAnswerSchema } from '../../schema/templates.js';
 import { buildCard, type CardAgainst } from '../../template/card.js';
 import { diffTemplates } from '../../template/diff.js';
 import { isTemplateName } from '../../template/names.js';
+import { LIMITS } from '../../template/read.js';
 import { validateTemplate } from '../../template/validate.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateName, TemplateParams } from '../schemas.js';
@@ -118,8 +119,23 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
     },
     async (req) => {
       const { name, purpose, source } = req.body;
+      const args = purpose === undefined ? { name } : { name, purpose };
       const catalogue = await library.catalogue();
-      const base = validateTemplate(source, { name, catalogue }).template?.header.base;
+      // The save's size cap, before any work: over it the card is the save's refusal (valid: false,
+      // limit.size) with no diff, so a 1 MiB body never reaches the validator or the line diff.
+      if (source.length > LIMITS.sizeBytes || Buffer.byteLength(source, 'utf8') > LIMITS.sizeBytes) {
+        return buildCard(source, args, catalogue, null);
+      }
+      // One validation of the proposal serves the card and its diff (the name only adds `name.mismatch`):
+      // at the size cap a validation costs tens of ms, and the card asks three times.
+      const own = validateTemplate(source, { name, catalogue });
+      const validate: typeof validateTemplate = (src, o) => {
+        if (src !== source || o.catalogue !== catalogue) return validateTemplate(src, o);
+        if (o.name === name) return own;
+        const problems = own.problems.filter((p) => p.code !== 'name.mismatch');
+        return { template: own.template, problems, valid: problems.every((p) => p.severity !== 'error') };
+      };
+      const base = own.template?.header.base;
       // The card diffs against the header's base, else the library template of the same name.
       const varied = base && isTemplateName(base) ? await library.getTemplate(base) : null;
       const same = varied ? null : await library.getTemplate(name);
@@ -128,7 +144,7 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
         : same
           ? { name: same.name, kind: 'template', source: same.source }
           : null;
-      return buildCard(source, purpose === undefined ? { name } : { name, purpose }, catalogue, against);
+      return buildCard(source, args, catalogue, against, validate);
     },
   );
 };
