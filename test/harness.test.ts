@@ -1,5 +1,5 @@
 // The shipped harness (docs/harness.md): every template valid with no
-// warning, the ticket flags as the spec lists them, and every built-in role in
+// warning, the ticket flags as docs/harness.md lists them, and every built-in role in
 // the canonical form a role save would write.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -63,7 +63,7 @@ const REQUIRED_ROLES = [
 ];
 
 describe('shipped templates', () => {
-  it('are exactly the eight the spec lists', () => {
+  it('are exactly the eight docs/harness.md lists', () => {
     expect(templateNames).toEqual(Object.keys(EXPECTED).sort());
   });
 
@@ -74,7 +74,7 @@ describe('shipped templates', () => {
       expect(v.valid).toBe(true);
     });
 
-    it('carries the ticket flag and base the spec lists', () => {
+    it('carries the ticket flag and base docs/harness.md lists', () => {
       const v = validateTemplate(source(name), { name, catalogue });
       expect(v.template?.ticket).toBe(EXPECTED[name]?.ticket);
       expect(v.template?.header.base).toBe(EXPECTED[name]?.base);
@@ -152,7 +152,7 @@ describe('shipped templates', () => {
 });
 
 describe('built-in roles', () => {
-  it('include every role the spec lists', () => {
+  it('include every role docs/harness.md lists', () => {
     for (const role of REQUIRED_ROLES) expect(roleNames).toContain(role);
   });
 

@@ -6,7 +6,7 @@ import { badge } from './ui.js';
 
 /**
  * The library: every template and role with its state as a badge and the
- * spec's sentence for it, copies edited outside the service called out,
+ * state's sentence for it (states.ts), copies edited outside the service called out,
  * ticket and invalid templates marked, and a filter over all of it.
  */
 export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], filter: string, onFilter: (f: string) => void): HTMLElement {

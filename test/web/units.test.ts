@@ -137,7 +137,7 @@ describe('line diff', () => {
 });
 
 describe('states', () => {
-  it('says the spec sentence for each state', () => {
+  it('says the sentence for each state', () => {
     expect(STATES.same_as_shipped.sentence).toBe('same as shipped — it only freezes the copy; reset it');
     expect(Object.keys(STATES).sort()).toEqual(
       ['custom', 'edited', 'read_only', 'same_as_shipped', 'shipped', 'shipped_changed_since', 'stale'].sort(),
