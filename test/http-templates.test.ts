@@ -206,6 +206,40 @@ describe('PUT /templates/:name and the states', () => {
   });
 });
 
+describe('create-only saves: If-None-Match: *', () => {
+  test('a new name is created; a second create of it is 412 and the first bytes stay', async () => {
+    const first = await put('gamma', CUSTOM, { 'if-none-match': '*' });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().state).toBe('custom');
+    const second = await put('gamma', CUSTOM.replace('one worker then a gate', 'another window'), { 'if-none-match': '*' });
+    expect(second.statusCode).toBe(412);
+    expect(second.json().code).toBe('precondition_failed');
+    expect(await fx.read('templates', 'gamma.yaml')).toBe(CUSTOM);
+  });
+
+  test('two windows creating one name at once: exactly one 200, the other 412', async () => {
+    const answers = await Promise.all(
+      [1, 2].map((i) => put('gamma', CUSTOM.replace('one worker then a gate', `window ${i}`), { 'if-none-match': '*' })),
+    );
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 412]);
+    const winner = answers.find((a) => a.statusCode === 200)!;
+    expect(await fx.read('templates', 'gamma.yaml')).toBe(winner.json().source);
+  });
+
+  test('a shipped name exists (its GET answers 200): 412 with no copy written; without the header it saves', async () => {
+    const r = await put('alpha', EDITED, { 'if-none-match': '*' });
+    expect(r.statusCode).toBe(412);
+    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect((await put('alpha', EDITED)).statusCode).toBe(200);
+  });
+
+  test('an ETag list: 412 when the current one is among them, else the save goes on', async () => {
+    const etag = (await get('alpha')).headers.etag as string;
+    expect((await put('alpha', EDITED, { 'if-none-match': `"${sha('other')}", ${etag}` })).statusCode).toBe(412);
+    expect((await put('alpha', EDITED, { 'if-none-match': `"${sha('other')}"` })).statusCode).toBe(200);
+  });
+});
+
 describe('DELETE /templates/:name', () => {
   test('a custom template is deleted: 204 and the file is gone', async () => {
     await put('gamma', CUSTOM);

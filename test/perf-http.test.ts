@@ -1,17 +1,20 @@
-import { rm } from 'node:fs/promises';
+import { rm, utimes, writeFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { RACY_MS } from '../src/library/entry-cache.js';
 import { ALPHA, API, BETA, fixture } from './http-fixture.js';
 
 /**
- * Issue 5: the HTTP layer keeps serialised list and template bodies and
- * cards; each is answered again only while everything it was made from is
- * unchanged. Every hand change shows in the very next answer, and every API
- * route declares a schema for its 2xx answer (so fast-json-stringify writes it).
+ * Every hand change shows in the very next answer — for files younger than
+ * the racy window (read again at every look) and for files older than it
+ * (proven by their stats alone, so a broken stat check shows here) — and
+ * every API route declares a schema for its 2xx answer (so fast-json-stringify
+ * writes it).
  */
 
 const custom = (name: string, purpose: string) => ALPHA.replace('name: alpha', `name: ${name}`).replace('one worker then a gate', purpose);
 
-describe('kept bodies are never stale', () => {
+describe('answers are never stale', () => {
   test('the list: the same bytes while nothing changed; an edit, a new file and a deletion show at once', async () => {
     const fx = await fixture();
     const app = await fx.open();
@@ -61,6 +64,46 @@ describe('kept bodies are never stale', () => {
     expect(await valid()).toBe(true);
     await rm(fx.at('roles', 'auditor'), { recursive: true });
     expect(await valid()).toBe(false);
+    await app.close();
+    await fx.cleanup();
+  });
+});
+
+describe('files older than the racy window', () => {
+  /** A clock past the racy window: every file the test writes is old, and a stat alone must prove it unchanged. */
+  const later = () => Date.now() + 10 * RACY_MS;
+  /** An mtime in whole seconds: set back to it, the file's mtime is exactly what it was. */
+  const HOUR_AGO = Math.floor(Date.now() / 1000) - 3600;
+
+  test('a hand edit of the same size with its mtime set back is listed, and answered, fresh', async () => {
+    const fx = await fixture();
+    await fx.write(custom('mine', 'purpose aaaa'), 'templates', 'mine.yaml');
+    await utimes(fx.at('templates', 'mine.yaml'), HOUR_AGO, HOUR_AGO);
+    const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, now: later }, web: false });
+    const list = async () => (await app.inject({ method: 'GET', url: `${API}/templates` })).json().templates as { name: string; purpose: string }[];
+    expect((await list()).find((t) => t.name === 'mine')!.purpose).toBe('purpose aaaa');
+    expect((await list()).find((t) => t.name === 'mine')!.purpose).toBe('purpose aaaa');
+    await writeFile(fx.at('templates', 'mine.yaml'), custom('mine', 'purpose bbbb'));
+    await utimes(fx.at('templates', 'mine.yaml'), HOUR_AGO, HOUR_AGO);
+    expect((await list()).find((t) => t.name === 'mine')!.purpose).toBe('purpose bbbb');
+    const one = await app.inject({ method: 'GET', url: `${API}/templates/mine` });
+    expect(one.json().source).toBe(custom('mine', 'purpose bbbb'));
+    await app.close();
+    await fx.cleanup();
+  });
+
+  test('a hand edit of a saved copy (same size, mtime set back) lists edited_outside', async () => {
+    const fx = await fixture();
+    const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, now: later }, web: false });
+    const saved = ALPHA.replace('one worker then a gate', 'edited aaaa');
+    expect((await app.inject({ method: 'PUT', url: `${API}/templates/alpha`, payload: { source: saved } })).statusCode).toBe(200);
+    const copy = fx.at('templates', 'alpha.yaml');
+    await utimes(copy, HOUR_AGO, HOUR_AGO);
+    const alpha = async () => ((await app.inject({ method: 'GET', url: `${API}/templates` })).json().templates as { name: string }[]).find((t) => t.name === 'alpha');
+    expect(await alpha()).toMatchObject({ state: 'edited', edited_outside: false, purpose: 'edited aaaa' });
+    await writeFile(copy, saved.replace('edited aaaa', 'edited bbbb'));
+    await utimes(copy, HOUR_AGO, HOUR_AGO);
+    expect(await alpha()).toMatchObject({ state: 'edited', edited_outside: true, purpose: 'edited bbbb' });
     await app.close();
     await fx.cleanup();
   });

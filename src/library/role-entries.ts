@@ -1,25 +1,70 @@
 import { problem } from '../template/problems.js';
 import type { LibraryContext } from './context.js';
-import { etagOf, roleRevision } from './markers.js';
-import { readRoleCopy } from './operator.js';
+import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync } from './fs-safe.js';
+import { parseRoleIntent, roleIntentFile } from './intents.js';
+import { look } from './look.js';
+import { etagOf, type Marker, parseMarker, roleRevision } from './markers.js';
 import { validateKitText, validateRoleMd } from './role-validate.js';
 import type { ShippedRole } from './shipped.js';
 import { decideState } from './state.js';
 import type { RoleEntry } from './types.js';
-import { roleNames } from './template-entries.js';
 
-/** Role entries: the same state table as templates, over role revisions (markers.ts). */
+/**
+ * Role entries: the same state table as templates, over role revisions
+ * (markers.ts). Roles are few and small: every call reads them from disk,
+ * with any pending intent applied.
+ */
+
+type FileRead = { kind: 'missing' } | { kind: 'unreadable'; reason: string } | { kind: 'too_large'; size: number } | { kind: 'file'; bytes: Buffer; text: string };
+
+export type RoleCopyView = { kind: 'missing' } | { kind: 'unreadable'; reason: string } | { kind: 'folder'; roleMd: FileRead; kit: FileRead; marker: Marker | null };
+
+function read(path: string): FileRead {
+  return asRead(readNoFollowSync(path));
+}
+
+function asRead(r: ReadOutcome): FileRead {
+  if (r.kind === 'file') return { kind: 'file', bytes: r.bytes, text: r.bytes.toString('utf8') };
+  return r;
+}
+
+function fromText(text: string): FileRead {
+  return { kind: 'file', bytes: Buffer.from(text, 'utf8'), text };
+}
+
+export function readRoleCopy(ctx: LibraryContext, name: string): RoleCopyView {
+  const found = ctx.fs ? safeDirSync(ctx.fs, ['roles']) : null;
+  if (!found) return { kind: 'missing' };
+  const intentRead = read(`${found.dir}/${roleIntentFile(name)}`);
+  const intent = intentRead.kind === 'file' ? parseRoleIntent(intentRead.text) : null;
+  if (intent?.op === 'reset') return { kind: 'missing' };
+  if (intent?.op === 'save') {
+    return {
+      kind: 'folder',
+      roleMd: fromText(intent.role_md),
+      kit: intent.kit === null ? { kind: 'missing' } : fromText(intent.kit),
+      marker: intent.marker === null ? null : parseMarker(intent.marker),
+    };
+  }
+  const dir = `${found.dir}/${name}`;
+  const st = lstatSyncOrNull(dir);
+  if (!st) return { kind: 'missing' };
+  if (st.isSymbolicLink()) return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
+  if (!st.isDirectory()) return { kind: 'unreadable', reason: 'not a folder' };
+  const marker = read(`${dir}/.shipped`);
+  return { kind: 'folder', roleMd: read(`${dir}/role.md`), kit: read(`${dir}/kit.json`), marker: marker.kind === 'file' ? parseMarker(marker.text) : null };
+}
 
 function shippedView(s: ShippedRole) {
   const text = s.kit === null ? null : s.kit.toString('utf8');
   return { role_md: s.roleMd.toString('utf8'), kit: validateKitText(text).kit };
 }
 
-export async function roleEntry(ctx: LibraryContext, name: string): Promise<RoleEntry | null> {
+export function roleEntry(ctx: LibraryContext, name: string): RoleEntry | null {
   const builtin = ctx.shipped.roles.get(name) ?? null;
   const sv = builtin ? shippedView(builtin) : null;
   const base = { name, shipped: builtin !== null, shipped_role_md: sv?.role_md ?? null, shipped_kit: sv?.kit ?? null };
-  const copy = await readRoleCopy(ctx, name);
+  const copy = readRoleCopy(ctx, name);
   if (copy.kind === 'missing') {
     if (!builtin || !sv) return null;
     const kitText = builtin.kit === null ? null : builtin.kit.toString('utf8');
@@ -33,10 +78,13 @@ export async function roleEntry(ctx: LibraryContext, name: string): Promise<Role
   }
   const problems = [];
   const { roleMd, kit } = copy;
-  if (roleMd.kind === 'unreadable') problems.push(problem('file.unreadable', `roles/${name}/role.md cannot be read (${roleMd.reason})`, '/role_md'));
+  // a file over its cap (fs-safe.ts) is never read: limit.size, as for a template
+  if (roleMd.kind === 'too_large') problems.push(problem('limit.size', `roles/${name}/role.md is ${roleMd.size} bytes, over the cap; it is not read`, '/role_md'));
+  else if (roleMd.kind === 'unreadable') problems.push(problem('file.unreadable', `roles/${name}/role.md cannot be read (${roleMd.reason})`, '/role_md'));
   else problems.push(...validateRoleMd(roleMd.kind === 'file' ? roleMd.text : null));
   let kitValue = null;
-  if (kit.kind === 'unreadable') problems.push(problem('file.unreadable', `roles/${name}/kit.json cannot be read (${kit.reason})`, '/kit'));
+  if (kit.kind === 'too_large') problems.push(problem('limit.size', `roles/${name}/kit.json is ${kit.size} bytes, over the cap; it is not read`, '/kit'));
+  else if (kit.kind === 'unreadable') problems.push(problem('file.unreadable', `roles/${name}/kit.json cannot be read (${kit.reason})`, '/kit'));
   else if (kit.kind === 'file') {
     const k = validateKitText(kit.text);
     kitValue = k.kit;
@@ -56,10 +104,10 @@ export async function roleEntry(ctx: LibraryContext, name: string): Promise<Role
   };
 }
 
-export async function listRoleEntries(ctx: LibraryContext): Promise<RoleEntry[]> {
+export function listRoleEntries(ctx: LibraryContext): RoleEntry[] {
   const out: RoleEntry[] = [];
-  for (const name of await roleNames(ctx)) {
-    const e = await roleEntry(ctx, name);
+  for (const name of [...look(ctx).catalogue.roles].sort()) {
+    const e = roleEntry(ctx, name);
     if (e) out.push(e);
   }
   return out;

@@ -4,9 +4,8 @@ import { canonicalJson, canonicalRoleMd } from './canonical.js';
 import type { LibraryContext, WriteGuard } from './context.js';
 import type { FsContext } from './fs-safe.js';
 import { etagOf, formatMarker, ifMatchPasses, roleRevision } from './markers.js';
-import { readRoleCopy } from './operator.js';
 import { recoverRole } from './recovery.js';
-import { listRoleEntries, roleEntry } from './role-entries.js';
+import { listRoleEntries, readRoleCopy, roleEntry } from './role-entries.js';
 import { validateKit, validateRoleMd } from './role-validate.js';
 import { writeRoleReset, writeRoleSave } from './role-writes.js';
 import { settle } from './template-ops.js';
@@ -27,10 +26,10 @@ export function roleOps(ctx: LibraryContext, guard: WriteGuard): RoleOps {
     pre();
     return guard.queue.run(`role:${name}`, async () => {
       await recoverRole(fs, name);
-      const before = await roleEntry(ctx, name);
+      const before = roleEntry(ctx, name);
       if (!ifMatchPasses(opts?.ifMatch, before?.etag ?? null)) throw new DeskError('precondition_failed', `role ${name} changed since it was read`);
       await body(fs, before);
-      const after = await roleEntry(ctx, name);
+      const after = roleEntry(ctx, name);
       ctx.logger.info({ name, kind: 'role', op, before: before?.state ?? null, after: after?.state ?? null, who: opts?.who ?? null }, `role ${op}`);
       if (!after) throw new DeskError('internal', `role ${name} is missing after ${op}`);
       return after;
@@ -38,7 +37,7 @@ export function roleOps(ctx: LibraryContext, guard: WriteGuard): RoleOps {
   }
 
   return {
-    listRoles: () => listRoleEntries(ctx),
+    listRoles: async () => listRoleEntries(ctx),
     async getRole(name) {
       checkRoleName(name);
       return roleEntry(ctx, name);
@@ -59,7 +58,7 @@ export function roleOps(ctx: LibraryContext, guard: WriteGuard): RoleOps {
         const builtin = ctx.shipped.roles.get(name);
         const revision = roleRevision(Buffer.from(md), kitText === null ? null : Buffer.from(kitText));
         const marker = builtin ? formatMarker({ shipped: builtin.revision, copy: revision }) : null;
-        await settle(ctx, name, () => writeRoleSave(fs, name, { op: 'save', role_md: md, kit: kitText, marker }), () => recoverRole(fs, name), async () => (await roleEntry(ctx, name))?.etag === etagOf(revision));
+        await settle(ctx, name, () => writeRoleSave(fs, name, { op: 'save', role_md: md, kit: kitText, marker }), () => recoverRole(fs, name), async () => roleEntry(ctx, name)?.etag === etagOf(revision));
       }, validate);
     },
     async resetRole(name, opts) {
@@ -68,7 +67,7 @@ export function roleOps(ctx: LibraryContext, guard: WriteGuard): RoleOps {
       };
       return write(name, opts, 'reset', async (fs, before) => {
         if (before?.state === 'shipped') return;
-        await settle(ctx, name, () => writeRoleReset(fs, name), () => recoverRole(fs, name), async () => (await readRoleCopy(ctx, name)).kind === 'missing');
+        await settle(ctx, name, () => writeRoleReset(fs, name), () => recoverRole(fs, name), async () => readRoleCopy(ctx, name).kind === 'missing');
       }, pre);
     },
   };

@@ -1,14 +1,12 @@
 import type { EntryState } from '../schema/state.js';
+import type { Card } from '../template/card.js';
 import type { Problem } from '../template/problems.js';
 import type { Catalogue, TemplateModel } from '../template/model.js';
 
 /** The state of every template and role (docs/api.md, States): the one list is src/schema/state.ts. */
 export type { EntryState };
 
-/**
- * What a list shows of a template's validation, kept for every template; the
- * problems and model themselves are kept for the most recently read only.
- */
+/** What a list shows of a template's validation. */
 export interface TemplateOutline {
   valid: boolean;
   purpose: string | null;
@@ -22,13 +20,8 @@ export interface TemplateOutline {
   warnings: number;
 }
 
-/**
- * A template as the library answers it. listTemplates answers entries whose
- * `source`, `problems` and `model` are worked out when read (the file read
- * again, proven by its hash, and validated again), as thousands are listed
- * and only their outline is kept; getTemplate and a view answer them whole.
- */
-export interface TemplateEntry {
+/** What loads for a name and its state, before any validation: plain data. */
+export interface TemplateFacts {
   name: string;
   state: EntryState;
   /** a shipped template of this name exists */
@@ -36,18 +29,26 @@ export interface TemplateEntry {
   read_only: boolean;
   /** the marker's `copy` line does not match the file: changed without the service */
   edited_outside: boolean;
-  /** the bytes that load (operator copy, else shipped) */
+  /** lowercase hex sha256 of the bytes that load */
+  hash: string;
+  /** strong ETag of the bytes that load, quoted: `"sha256-hex"` */
+  etag: string;
+}
+
+/** A template as the list shows it: its facts and its validation's outline. */
+export type TemplateEntry = TemplateFacts & TemplateOutline;
+
+/** One template in full, as a single-template request answers it. */
+export interface TemplateDetail extends TemplateEntry {
+  /** the bytes that load (operator copy, else shipped); '' when the file cannot be read */
   source: string;
   /** today's shipped bytes, or null for a custom template */
   shipped_source: string | null;
-  /** strong ETag of the bytes that load, quoted: `"sha256-hex"` */
-  etag: string;
-  valid: boolean;
-  /** the list's view of the validation */
-  outline: TemplateOutline;
   problems: Problem[];
   /** best-effort typed view; null when the document could not be read at all */
   model: TemplateModel | null;
+  /** the card (docs/api.md), when asked for */
+  card?: Card;
 }
 
 export interface RoleEntry {
@@ -69,45 +70,35 @@ export interface RoleEntry {
 export interface WriteOptions {
   /** the ETag the client last saw; a mismatch throws DeskError('precondition_failed') and changes nothing */
   ifMatch?: string;
+  /**
+   * Template saves: `*` refuses the save with precondition_failed when the
+   * name exists (a GET of it answers 200: an operator copy, or a shipped or
+   * read-only template), so two windows creating one name cannot overwrite
+   * each other; a list of ETags refuses when the current one is among them.
+   */
+  ifNoneMatch?: string;
   /** who asked, for the write log line (the client address) */
   who?: string;
-  /**
-   * Save only: called once the save is valid and its files are on their way
-   * to the disk, with the entry the save will answer and the catalogue it was
-   * validated against — work done here (the answer's card) runs while the
-   * disk flushes. Its errors are ignored; it must not depend on the save landing.
-   */
-  whileWriting?: (entry: TemplateEntry, catalogue: Catalogue) => void;
+  /** template writes: answer with the card, built after the write against the catalogue then. Default: false */
+  card?: boolean;
 }
 
 /**
- * One look at the library: its folders proven current once, for an answer
- * that reads several entries (a template, its base, the catalogue its card
- * uses). Every call on a Library proves afresh; a view saves repeating those
- * stats within one request. Take a new view for every request.
- */
-export interface LibraryView {
-  catalogue: Catalogue;
-  /** as Library.getTemplate, against this view's folders */
-  getTemplate(name: string): Promise<TemplateEntry | null>;
-}
-
-/**
- * The library layer's face to the HTTP layer (docs/operations.md, docs/api.md). Every
- * failure is a DeskError from src/errors.ts; nothing here knows fastify.
+ * The library layer's face to the HTTP layer (docs/api.md). Every failure is
+ * a DeskError from src/errors.ts; nothing here knows fastify. Every call
+ * looks at the disk afresh: what it answers is plain data.
  */
 export interface Library {
   /** the operator's folder, or null when the library has no root */
   readonly root: string | null;
   catalogue(): Promise<Catalogue>;
+  /** sorted by name */
   listTemplates(): Promise<TemplateEntry[]>;
-  /** null when no template of that name exists */
-  getTemplate(name: string): Promise<TemplateEntry | null>;
-  /** a view for one request (openLibrary has it; callers fall back to catalogue() and getTemplate() without it) */
-  view?(): Promise<LibraryView>;
-  saveTemplate(name: string, source: string, opts?: WriteOptions): Promise<TemplateEntry>;
-  resetTemplate(name: string, opts?: WriteOptions): Promise<TemplateEntry>;
-  acknowledgeTemplate(name: string, opts?: WriteOptions): Promise<TemplateEntry>;
+  /** null when no template of that name exists; `card`: with its card */
+  getTemplate(name: string, opts?: { card?: boolean }): Promise<TemplateDetail | null>;
+  saveTemplate(name: string, source: string, opts?: WriteOptions): Promise<TemplateDetail>;
+  resetTemplate(name: string, opts?: WriteOptions): Promise<TemplateDetail>;
+  acknowledgeTemplate(name: string, opts?: WriteOptions): Promise<TemplateDetail>;
   deleteTemplate(name: string, opts?: WriteOptions): Promise<void>;
   /** the shipped bytes the copy was saved against, or null when none is kept */
   keptBase(name: string): Promise<string | null>;

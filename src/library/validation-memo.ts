@@ -1,46 +1,54 @@
 import type { Catalogue } from '../template/model.js';
+import type { Validation, validateTemplate } from '../template/validate.js';
+import { sha256Hex } from './markers.js';
 import type { TemplateOutline } from './types.js';
-import type { Validation } from '../template/validate.js';
-import type { CatalogueSnapshot, LibraryContext } from './context.js';
-import { markUsed } from './recent.js';
 
 /**
- * Validation memoised per template name on what it depends on:
- * the content hash, and the catalogue. The validator is pure (no I/O), and it
- * sees the catalogue only through the answers it gets, so each memo keeps the
- * questions it asked — "is there a role `auditor`?", "a template `origin`?" —
- * and their answers. When the catalogue changes (a role or template added or
- * removed, by hand or by a write), a memo stays good exactly when every one
- * of its questions still has the same answer; anything else — a base that
- * appeared, a role that went — validates again. A validator that walks a set
- * instead of asking (size, iteration) depends on all of it, and its memo
- * lasts only while the catalogue is the same snapshot.
+ * Validations memoised on what they depend on: the bytes (their sha256), the
+ * name checked, and the catalogue — the cold list is 93% validation, so this
+ * is the one cache that buys real time. The validator is pure and sees the
+ * catalogue only through the answers it gets, so a memo keeps the questions
+ * it asked ("is there a role `auditor`?", "a template `origin`?") and their
+ * answers. Under a catalogue of other names the memo holds exactly when
+ * every question still has the same answer; else the bytes are validated
+ * again. A validator that walks a set instead of asking depends on all of
+ * it: that memo holds only under the same names.
+ *
+ * Every memo keeps its outline (what a list shows); the whole validation
+ * (problems, model) is kept for the WHOLE_KEPT most recently used, as the
+ * list of 10,000 would otherwise hold every model.
  */
-export interface ValidationMemo {
-  hash: string;
-  /** the snapshot generation the memo was last proven against */
+
+/** The catalogue of one look at the library, and a number that changes exactly when its names do. */
+export interface CatalogueGen {
+  catalogue: Catalogue;
   gen: number;
-  /**
-   * every membership question asked, with its answer, as a JSON array: `r1auditor`
-   * (a role `auditor`: yes), `t0origin` (a template `origin`: no) — one string,
-   * not an object per question, as 10,000 memos ask about five each; null
-   * when the validator depended on the whole catalogue
-   */
-  asked: string | null;
-  /** what a list shows of the validation, kept for every template */
-  outline: TemplateOutline;
-  /** the whole validation, kept for the FULL_KEPT most recently used memos only (fullValidation validates again) */
-  full?: Validation;
-  /** the memo this one replaced: a save validates the new bytes while the old ones still load, and both are asked for again */
-  older?: ValidationMemo;
 }
 
-/** How many whole validations (model and problems) are kept; the rest keep their outline (issue 5: RSS at 10,000). */
-export const FULL_KEPT = 256;
+interface Memo {
+  hash: string;
+  /** the generation the memo was last proven under */
+  gen: number;
+  /**
+   * the questions asked and their answers, as one JSON array of strings
+   * (`r1auditor`: a role `auditor`, yes; `t0origin`: a template `origin`,
+   * no); null when the validator depended on the whole catalogue
+   */
+  asked: string | null;
+  outline: TemplateOutline;
+  whole?: Validation | undefined;
+}
+
+/** How many whole validations are kept (RSS after listing 10,000). */
+export const WHOLE_KEPT = 256;
+/** Memos kept per name: the bytes that load and the few before (a save, undone by hand). */
+const PER_NAME = 3;
+/** Memos kept of validations without a name (the card's diff), keyed on the bytes alone. */
+const UNNAMED = 64;
 
 type Asked = { set: 'roles' | 'templates'; name: string; had: boolean };
 
-/** A read-only set that answers `has` from the real one and writes down each question. */
+/** A read-only set that answers `has` from the real one and writes each question down. */
 function recording(real: ReadonlySet<string>, set: Asked['set'], log: { asked: Asked[] | null }): ReadonlySet<string> {
   const whole = () => {
     log.asked = null;
@@ -65,35 +73,12 @@ function recording(real: ReadonlySet<string>, set: Asked['set'], log: { asked: A
   } as ReadonlySet<string>;
 }
 
-/** As JSON: a fresh string (the names asked about are slices of the source and would hold it alive), and any name, even one with a line break, reads back whole. */
-function encode(asked: Asked[]): string {
-  return JSON.stringify(asked.map((a) => `${a.set === 'roles' ? 'r' : 't'}${a.had ? 1 : 0}${a.name}`));
-}
-
-function stillHolds(m: ValidationMemo, cat: Catalogue): boolean {
+function stillHolds(m: Memo, cat: Catalogue): boolean {
   if (m.asked === null) return false;
   return (JSON.parse(m.asked) as string[]).every((q) => (q[0] === 'r' ? cat.roles : cat.templates).has(q.slice(2)) === (q[1] === '1'));
 }
 
-/** A memo kept whole: the least recently used one past FULL_KEPT drops its validation. */
-function keepFull(ctx: LibraryContext, m: ValidationMemo, v: Validation): Validation {
-  m.full = v;
-  const dropped = markUsed(ctx.fulls, m, FULL_KEPT);
-  if (dropped) dropped.full = undefined;
-  return v;
-}
-
-/** A memo as the `older` of a new one: the same object (its whole validation, if kept, stays bounded by FULL_KEPT), without a chain of its own. */
-function asOlder(m: ValidationMemo | undefined): ValidationMemo | undefined {
-  if (m) m.older = undefined;
-  return m;
-}
-
-/**
- * The outline of a validation, as fresh strings: the validator's strings are
- * slices of the source and would keep every source text alive for as long
- * as its memo.
- */
+/** Fresh strings: the validator's are slices of the source and would keep every source alive. */
 function outlineOf(v: Validation): TemplateOutline {
   const h = v.template?.header;
   let errors = 0;
@@ -115,55 +100,94 @@ function outlineOf(v: Validation): TemplateOutline {
   };
 }
 
-/** The memo of template `name` at `hash` that still holds against the snapshot, or null. */
-function holding(ctx: LibraryContext, name: string, hash: string, cat: CatalogueSnapshot): ValidationMemo | null {
-  const latest = ctx.memo.get(name);
-  for (const m of [latest, latest?.older]) {
-    if (!m || m.hash !== hash) continue;
-    if (m.gen === cat.gen || stillHolds(m, cat.catalogue)) {
-      m.gen = cat.gen;
-      if (m !== latest) {
-        // the older bytes load again (a save undone by hand): they become the latest, the same object
-        m.older = asOlder(latest);
-        ctx.memo.set(name, m);
+export class ValidationMemo {
+  /** per name checked ('' for none): the memos, most recently used first */
+  private readonly memos = new Map<string, Memo[]>();
+  /** memos holding their whole validation, least recently used first */
+  private readonly wholes = new Set<Memo>();
+
+  constructor(private readonly validate: typeof validateTemplate) {}
+
+  /** The outline of `hash` validated as `name`, when a kept memo holds under this catalogue; else null. */
+  outline(name: string, hash: string, at: CatalogueGen): TemplateOutline | null {
+    return this.find(name, hash, at)?.outline ?? null;
+  }
+
+  /** `source` (whose sha256 is `hash`) validated as `name`: the memo's, or validated now and memoised. */
+  outlineOf(name: string, source: string, hash: string, at: CatalogueGen): TemplateOutline {
+    return (this.find(name, hash, at) ?? this.run(name, source, hash, at, false)).outline;
+  }
+
+  /** The whole validation (problems and model), with its outline; kept among the WHOLE_KEPT. */
+  whole(name: string | undefined, source: string, hash: string, at: CatalogueGen): { outline: TemplateOutline; validation: Validation } {
+    const m = this.find(name ?? '', hash, at);
+    // a memo without its whole validation holds its catalogue answers: validating again gives the same one (pure)
+    if (!m) {
+      const fresh = this.run(name ?? '', source, hash, at, true);
+      return { outline: fresh.outline, validation: fresh.whole! };
+    }
+    if (!m.whole) this.keepWhole(m, this.validate(source, name === undefined ? { catalogue: at.catalogue } : { name, catalogue: at.catalogue }));
+    else this.keepWhole(m, m.whole);
+    return { outline: m.outline, validation: m.whole! };
+  }
+
+  /** A validator for the card under this look's catalogue, answering from the memo. */
+  validator(at: CatalogueGen): typeof validateTemplate {
+    return (source, options) => {
+      if (options.catalogue !== at.catalogue) return this.validate(source, options);
+      return this.whole(options.name, source, sha256Hex(source), at).validation;
+    };
+  }
+
+  /** Forgets the memos of names no longer in the catalogue. */
+  prune(templates: ReadonlySet<string>): void {
+    for (const [name, list] of this.memos) {
+      if (name !== '' && !templates.has(name)) {
+        for (const m of list) this.wholes.delete(m);
+        this.memos.delete(name);
       }
-      return m;
     }
   }
-  return null;
-}
 
-/**
- * The memo of `src.text` (whose sha256 is `hash`; the text is decoded only
- * when validated) as template `name` against the snapshot: kept when it still
- * holds, else validated, its questions recorded and its outline kept — and
- * with `keep`, its whole validation among the FULL_KEPT.
- */
-export function validated(ctx: LibraryContext, name: string, src: { readonly text: string }, hash: string, cat: CatalogueSnapshot, keep = true): ValidationMemo {
-  const kept = holding(ctx, name, hash, cat);
-  if (kept) return kept;
-  const latest = ctx.memo.get(name);
-  const log: { asked: Asked[] | null } = { asked: [] };
-  const catalogue: Catalogue = { roles: recording(cat.catalogue.roles, 'roles', log), templates: recording(cat.catalogue.templates, 'templates', log) };
-  const result = ctx.validate(src.text, { name, catalogue });
-  const m: ValidationMemo = { hash, gen: cat.gen, asked: log.asked && encode(log.asked), outline: outlineOf(result), older: asOlder(latest) };
-  ctx.memo.set(name, m);
-  // a list of thousands keeps outlines alone: whole validations kept there would
-  // only outlive a few scavenges each and grow the heap (issue 5: RSS at 10,000)
-  if (keep) keepFull(ctx, m, result);
-  return m;
-}
-
-/**
- * The whole validation of a memo `validated` answered for this snapshot: the
- * kept one, or the source validated again — pure, and the memo proved its
- * catalogue answers unchanged, so it is the same validation.
- */
-export function fullValidation(ctx: LibraryContext, m: ValidationMemo, name: string, src: { readonly text: string }, cat: CatalogueSnapshot): Validation {
-  if (m.full) {
-    ctx.fulls.delete(m);
-    ctx.fulls.add(m);
-    return m.full;
+  private find(key: string, hash: string, at: CatalogueGen): Memo | null {
+    const list = this.memos.get(key);
+    if (!list) return null;
+    const i = list.findIndex((m) => m.hash === hash);
+    if (i < 0) return null;
+    const m = list[i]!;
+    if (m.gen !== at.gen) {
+      if (!stillHolds(m, at.catalogue)) return null;
+      m.gen = at.gen;
+    }
+    if (i > 0) {
+      list.splice(i, 1);
+      list.unshift(m);
+    }
+    return m;
   }
-  return keepFull(ctx, m, ctx.validate(src.text, { name, catalogue: cat.catalogue }));
+
+  private run(key: string, source: string, hash: string, at: CatalogueGen, keepWhole: boolean): Memo {
+    const log: { asked: Asked[] | null } = { asked: [] };
+    const catalogue: Catalogue = { roles: recording(at.catalogue.roles, 'roles', log), templates: recording(at.catalogue.templates, 'templates', log) };
+    const v = this.validate(source, key === '' ? { catalogue } : { name: key, catalogue });
+    const asked = log.asked && JSON.stringify(log.asked.map((a) => `${a.set === 'roles' ? 'r' : 't'}${a.had ? 1 : 0}${a.name}`));
+    const m: Memo = { hash, gen: at.gen, asked, outline: outlineOf(v) };
+    const list = (this.memos.get(key) ?? []).filter((x) => x.hash !== hash);
+    list.unshift(m);
+    for (const dropped of list.splice(key === '' ? UNNAMED : PER_NAME)) this.wholes.delete(dropped);
+    this.memos.set(key, list);
+    if (keepWhole) this.keepWhole(m, v);
+    return m;
+  }
+
+  private keepWhole(m: Memo, v: Validation): void {
+    m.whole = v;
+    this.wholes.delete(m);
+    this.wholes.add(m);
+    if (this.wholes.size > WHOLE_KEPT) {
+      const oldest = this.wholes.values().next().value!;
+      this.wholes.delete(oldest);
+      oldest.whole = undefined;
+    }
+  }
 }

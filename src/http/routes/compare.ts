@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import type { Library, TemplateEntry } from '../../library/types.js';
+import type { Library, TemplateDetail } from '../../library/types.js';
 import { CardSchema } from '../../schema/card.js';
 import { TemplateDiffSchema } from '../../schema/diff.js';
 import { RebaseAnswerSchema } from '../../schema/templates.js';
@@ -22,14 +22,14 @@ import { threeWayMerge } from '../three-way.js';
  * What `?against=` names. `shipped` and `base` are keywords, so a template
  * named `shipped` or `base` cannot be diffed against by name (docs/api.md).
  */
-async function resolveAgainst(library: Library, e: TemplateEntry, against: string | undefined): Promise<CardAgainst> {
+async function resolveAgainst(library: Library, e: TemplateDetail, against: string | undefined): Promise<CardAgainst> {
   const kind = against ?? (e.shipped ? 'shipped' : 'base');
   if (kind === 'shipped') {
     if (e.shipped_source === null) throw new DeskError('not_shipped', `'${e.name}' is not a shipped template`);
     return { name: e.name, kind: 'shipped', source: e.shipped_source };
   }
   if (kind === 'base') {
-    const base = e.outline.base;
+    const base = e.base;
     if (!base || !isTemplateName(base)) throw new DeskError('no_base', `'${e.name}' declares no base; pass ?against=<template name>`);
     const b = await library.getTemplate(base);
     if (!b) throw new DeskError('not_found', `the base '${base}' of '${e.name}' is not in the library`);

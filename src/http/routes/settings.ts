@@ -27,9 +27,10 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
       const entry = await library.resetTemplate(req.body.name, {
         ifMatch: ifMatch(req.headers['if-match']),
         who: req.ip,
+        card: true,
       });
       withEtag(reply, entry.etag);
-      return templateAnswer(library, entry);
+      return templateAnswer(entry);
     },
   );
 
@@ -48,9 +49,10 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
       const entry = await library.acknowledgeTemplate(req.body.name, {
         ifMatch: ifMatch(req.headers['if-match']),
         who: req.ip,
+        card: true,
       });
       withEtag(reply, entry.etag);
-      return templateAnswer(library, entry);
+      return templateAnswer(entry);
     },
   );
 };

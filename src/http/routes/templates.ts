@@ -5,8 +5,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Library, TemplateEntry } from '../../library/types.js';
-import { ifMatch, sendTemplateAnswer, summary, viewOf, warmCard, withEtag } from '../answers.js';
+import type { Library } from '../../library/types.js';
+import { ifMatch, precondition, summary, templateAnswer, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateAnswerSchema, TemplateParams, TemplateSummarySchema } from '../schemas.js';
 
@@ -14,12 +14,14 @@ const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })),
 });
 
-export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
-  // The last list's bytes, serialised by the response schema. The library answers an
-  // unchanged template with the same entry object, so the same entries in the same
-  // order are the same body; anything changed is serialised again (docs/performance.md).
-  let lastList: { entries: TemplateEntry[]; body: Buffer } | null = null;
+const SaveHeaders = Type.Object({
+  'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })),
+  'if-none-match': Type.Optional(
+    Type.String({ description: '`*`: create only — 412 when the name already exists (an operator copy, or a shipped or read-only template)' }),
+  ),
+});
 
+export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
   app.get(
     '/templates',
     {
@@ -32,15 +34,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         },
       },
     },
-    async (_req, reply) => {
-      const list = await library.listTemplates();
-      if (!lastList || !sameEntries(lastList.entries, list)) {
-        const templates = list.map(summary).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        lastList = { entries: list, body: Buffer.from(reply.serialize({ templates }) as string) };
-      }
-      // already serialised: fastify sends a Buffer as it is
-      return reply.type('application/json; charset=utf-8').send(lastList.body as never);
-    },
+    async () => ({ templates: (await library.listTemplates()).map(summary) }),
   );
 
   app.get(
@@ -54,12 +48,10 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
       },
     },
     async (req, reply) => {
-      // one view: the template, its base and the catalogue from one proof of the folders
-      const view = await viewOf(library);
-      const entry = await view.getTemplate(req.params.name);
-      if (!entry) throw notFound('template', req.params.name);
-      withEtag(reply, entry.etag);
-      return sendTemplateAnswer(reply, view, entry);
+      const d = await library.getTemplate(req.params.name, { card: true });
+      if (!d) throw notFound('template', req.params.name);
+      withEtag(reply, d.etag);
+      return templateAnswer(d);
     },
   );
 
@@ -70,20 +62,20 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         summary: 'Save a template; validated first, nothing is written when it is not valid',
         tags: ['templates'],
         params: TemplateParams,
-        headers: IfMatchHeaders,
+        headers: SaveHeaders,
         body: Type.Object({ source: Type.String() }, { additionalProperties: false }),
         response: { 200: Type.Ref(TemplateAnswerSchema), ...errorResponses },
       },
     },
     async (req, reply) => {
-      const entry = await library.saveTemplate(req.params.name, req.body.source, {
+      const d = await library.saveTemplate(req.params.name, req.body.source, {
         ifMatch: ifMatch(req.headers['if-match']),
+        ifNoneMatch: precondition(req.headers['if-none-match']),
         who: req.ip,
-        // the answer's card is built while the disk flushes; kept per catalogue, bytes and base (answers.ts)
-        whileWriting: (saved, catalogue) => void warmCard(library, saved, catalogue).catch(() => {}),
+        card: true,
       });
-      withEtag(reply, entry.etag);
-      return sendTemplateAnswer(reply, await viewOf(library), entry);
+      withEtag(reply, d.etag);
+      return templateAnswer(d);
     },
   );
 
@@ -91,7 +83,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
     '/templates/:name',
     {
       schema: {
-        summary: "Delete an operator-only (custom) template; a shipped name is reset instead",
+        summary: 'Delete an operator-only (custom) template; a shipped name is reset instead',
         tags: ['templates'],
         params: TemplateParams,
         headers: IfMatchHeaders,
@@ -104,9 +96,3 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
     },
   );
 };
-
-function sameEntries(a: readonly TemplateEntry[], b: readonly TemplateEntry[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}

@@ -1,0 +1,73 @@
+import { type Dirent, readdirSync } from 'node:fs';
+import type { Catalogue } from '../template/model.js';
+import { isRoleName, isTemplateName } from '../template/names.js';
+import { READ_ONLY_TEMPLATES } from './read-only.js';
+
+/**
+ * The names the validator checks a template against (its `base`, its
+ * roles): the shipped templates and built-in roles, the read-only templates
+ * code registers, and the operator's folder. The service and the CLI both
+ * build theirs with catalogueOf, so a template clean for one is clean for
+ * the other.
+ */
+export interface CatalogueParts {
+  /** shipped template names and built-in role names */
+  shipped: { templates: Iterable<string>; roles: Iterable<string> };
+  /** read-only template names. Default: those of READ_ONLY_TEMPLATES */
+  readOnly?: Iterable<string>;
+  /** the entries of `<root>/templates` and `<root>/roles` (operatorEntries); null: no operator folder */
+  operator?: OperatorEntries | null;
+  /** templates checked that are not in the library (the CLI's files, so one may be another's base) */
+  extraTemplates?: Iterable<string>;
+}
+
+export interface OperatorEntries {
+  /** every entry name of `templates/`, markers and intents included */
+  templates: Iterable<string>;
+  /** the entries of `roles/` */
+  roles: Iterable<Dirent>;
+}
+
+/** `<name>.yaml` names (whatever holds such a name: a folder is listed as unreadable). */
+export function operatorTemplateNames(entries: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const f of entries) {
+    if (!f.endsWith('.yaml')) continue;
+    const n = f.slice(0, -'.yaml'.length);
+    if (isTemplateName(n)) out.push(n);
+  }
+  return out;
+}
+
+/** Role folders, and links where a folder would be (listed as unreadable, never followed). */
+export function operatorRoleNames(entries: Iterable<Dirent>): string[] {
+  const out: string[] = [];
+  for (const d of entries) if ((d.isDirectory() || d.isSymbolicLink()) && isRoleName(d.name)) out.push(d.name);
+  return out;
+}
+
+export function catalogueOf(parts: CatalogueParts): Catalogue {
+  const templates = new Set<string>(parts.shipped.templates);
+  for (const t of parts.readOnly ?? READ_ONLY_TEMPLATES.keys()) templates.add(t);
+  const roles = new Set<string>(parts.shipped.roles);
+  if (parts.operator) {
+    for (const t of operatorTemplateNames(parts.operator.templates)) templates.add(t);
+    for (const r of operatorRoleNames(parts.operator.roles)) roles.add(r);
+  }
+  for (const t of parts.extraTemplates ?? []) templates.add(t);
+  return { templates, roles };
+}
+
+/** The entries of `<dir>/templates` and `<dir>/roles`; a missing folder has none. */
+export function operatorEntries(dir: string): OperatorEntries {
+  return { templates: entriesOf(`${dir}/templates`, false) as string[], roles: entriesOf(`${dir}/roles`, true) as Dirent[] };
+}
+
+function entriesOf(dir: string, types: boolean): string[] | Dirent[] {
+  try {
+    return types ? readdirSync(dir, { withFileTypes: true }) : readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+}

@@ -1,0 +1,59 @@
+import { type Dirent, readdirSync } from 'node:fs';
+import { catalogueOf } from './catalogue.js';
+import type { LibraryContext } from './context.js';
+import { type FsContext, mapFsError, safeDirSync } from './fs-safe.js';
+import type { CatalogueGen } from './validation-memo.js';
+
+/**
+ * One look at the operator's folders, taken afresh by every call: the
+ * entries of `templates/` and `roles/` as they are now, and the catalogue
+ * they make. No listing is kept, so none can be stale; listing a folder of
+ * 10,000 names costs a few milliseconds.
+ */
+export interface Look extends CatalogueGen {
+  /** `<root>/templates` and every entry in it (markers and intents too); null: no such folder */
+  templates: { dir: string; entries: ReadonlySet<string> } | null;
+  /** the entries of `<root>/roles`, typed (folders, links) */
+  roles: { dir: string; entries: Dirent[] } | null;
+}
+
+let generations = 0;
+
+function listed<T>(fs: FsContext | null, folder: string, read: (dir: string) => T): { dir: string; entries: T } | null {
+  if (!fs) return null;
+  // a link on the way is refused here (symlink_refused), never followed
+  const found = safeDirSync(fs, [folder]);
+  if (!found) return null;
+  try {
+    return { dir: found.dir, entries: read(found.dir) };
+  } catch (e) {
+    // removed since its stat: as good as missing
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw mapFsError(e);
+  }
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const n of a) if (!b.has(n)) return false;
+  return true;
+}
+
+export function look(ctx: LibraryContext): Look {
+  const templates = listed(ctx.fs, 'templates', (d) => new Set(readdirSync(d)));
+  const roles = listed(ctx.fs, 'roles', (d) => readdirSync(d, { withFileTypes: true }));
+  const catalogue = catalogueOf({
+    shipped: { templates: ctx.shipped.templates.keys(), roles: ctx.shipped.roles.keys() },
+    readOnly: ctx.readOnly.keys(),
+    operator: { templates: templates?.entries ?? [], roles: roles?.entries ?? [] },
+  });
+  const last = ctx.last;
+  if (last && sameSet(last.catalogue.templates, catalogue.templates) && sameSet(last.catalogue.roles, catalogue.roles)) {
+    return { catalogue: last.catalogue, gen: last.gen, templates, roles };
+  }
+  ctx.last = { catalogue, gen: ++generations };
+  // what is kept for names that are gone would only hold memory
+  ctx.memo.prune(catalogue.templates);
+  ctx.entries.prune(catalogue.templates);
+  return { catalogue, gen: ctx.last.gen, templates, roles };
+}

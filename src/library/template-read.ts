@@ -1,0 +1,168 @@
+import type { BigIntStats } from 'node:fs';
+import { buildCard, type CardAgainst } from '../template/card.js';
+import { isTemplateName } from '../template/names.js';
+import { type Problem, problem } from '../template/problems.js';
+import type { LibraryContext } from './context.js';
+import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync, TEMPLATE_CAP } from './fs-safe.js';
+import { intentMarker, parseTemplateIntent, templateIntentFile } from './intents.js';
+import { look, type Look } from './look.js';
+import { etagOf, type Marker, parseMarker, sha256Hex } from './markers.js';
+import { decideState } from './state.js';
+import type { TemplateDetail, TemplateEntry, TemplateFacts, TemplateOutline } from './types.js';
+
+/**
+ * Reading templates (docs/api.md, States): what loads for a name — with any
+ * pending intent applied, so a reader never sees a write half done — its
+ * state, and its validation from the memo. A single template is read from
+ * disk every time; the list reads only what the stats of its files say
+ * changed (entry-cache.ts).
+ */
+
+/** One name's files as read now. */
+export interface TemplateRead {
+  facts: TemplateFacts;
+  /** the bytes that load, as text; '' when the copy cannot be read */
+  source: string;
+  shippedSource: string | null;
+  /** the copy cannot be read: the one problem its entry carries */
+  unreadable: Problem | null;
+  /** the marker that stands, any pending intent applied */
+  marker: Marker | null;
+  /** the stats of the copy, marker and intent read (null: not there); null when one could not be read, so nothing is kept */
+  stats: (BigIntStats | null)[] | null;
+  /** now(), taken before the reads */
+  readAt: number;
+}
+
+/** The templates folder and its entries (which files are there to read); entries null: open each file (ENOENT when absent). */
+type Folder = { dir: string; entries: ReadonlySet<string> | null } | null;
+
+const MISSING: ReadOutcome = { kind: 'missing' };
+
+export function readTemplate(ctx: LibraryContext, name: string, folder: Folder): TemplateRead | null {
+  const readAt = ctx.now();
+  const ro = ctx.readOnly.get(name);
+  if (ro !== undefined) {
+    // code-registered: operator files of this name are ignored, and never written
+    const hash = sha256Hex(ro);
+    const facts: TemplateFacts = { name, state: 'read_only', shipped: false, read_only: true, edited_outside: false, hash, etag: etagOf(hash) };
+    return { facts, source: ro, shippedSource: null, unreadable: null, marker: null, stats: null, readAt };
+  }
+  const shipped = ctx.shipped.templates.get(name) ?? null;
+  // names are pattern-checked: plain concatenation is the join
+  const at = (file: string) => (folder && (folder.entries === null || folder.entries.has(file)) ? readNoFollowSync(`${folder.dir}/${file}`) : MISSING);
+  let copy = at(`${name}.yaml`);
+  const markerRead = at(`.${name}.shipped`);
+  const intentRead = at(templateIntentFile(name));
+  const reads = [copy, markerRead, intentRead];
+  // a marker or intent that cannot be read counts as none; nothing about this name is kept then
+  const stats = reads.every((r) => r.kind === 'file' || r.kind === 'missing') ? reads.map((r) => (r.kind === 'file' ? r.stat : null)) : null;
+  let marker: Marker | null = markerRead.kind === 'file' ? parseMarker(markerRead.bytes.toString('utf8')) : null;
+  const intent = intentRead.kind === 'file' ? parseTemplateIntent(intentRead.bytes.toString('utf8')) : null;
+  const copyHash = copy.kind === 'file' ? sha256Hex(copy.bytes) : null;
+  if (intent?.op === 'reset') {
+    copy = MISSING;
+    marker = null;
+  } else if (intent?.op === 'save') {
+    const m = intentMarker(intent, copyHash, marker);
+    if (m !== undefined) marker = m;
+  }
+  const shippedSource = shipped?.text ?? null;
+  const base = { name, shipped: shipped !== null, read_only: false };
+  if (copy.kind === 'missing') {
+    if (!shipped) return null;
+    const facts: TemplateFacts = { ...base, state: 'shipped', edited_outside: false, hash: shipped.hash, etag: etagOf(shipped.hash) };
+    return { facts, source: shipped.text, shippedSource, unreadable: null, marker, stats, readAt };
+  }
+  if (copy.kind !== 'file') {
+    // listed, never followed or guessed at: one broken file hides nothing else
+    const hash = sha256Hex('');
+    const facts: TemplateFacts = { ...base, state: shipped ? 'edited' : 'custom', edited_outside: false, hash, etag: etagOf(hash) };
+    const why =
+      copy.kind === 'too_large'
+        ? problem('limit.size', `templates/${name}.yaml is ${copy.size} bytes, over the ${TEMPLATE_CAP}-byte cap; it is not read`, '')
+        : problem('file.unreadable', `templates/${name}.yaml cannot be read (${copy.reason}); replace it with a regular file`, '');
+    return { facts, source: '', shippedSource, unreadable: why, marker, stats: null, readAt };
+  }
+  // a custom name's leftover marker (its shipped template was withdrawn) means nothing
+  const st = shipped ? decideState(shipped.hash, copyHash!, marker) : ({ state: 'custom', edited_outside: false } as const);
+  const facts: TemplateFacts = { ...base, ...st, hash: copyHash!, etag: etagOf(copyHash!) };
+  return { facts, source: copy.bytes.toString('utf8'), shippedSource, unreadable: null, marker, stats, readAt };
+}
+
+const UNREADABLE: TemplateOutline = { valid: false, purpose: null, base: null, ticket: false, writes: false, closes_ticket: false, errors: 1, warnings: 0 };
+
+/** A template as the list shows it: from the kept facts when its files' stats prove them, else read. */
+function listed(ctx: LibraryContext, name: string, l: Look): TemplateEntry | null {
+  const folder = l.templates;
+  if (folder && !ctx.readOnly.has(name)) {
+    const files = [`${name}.yaml`, `.${name}.shipped`, templateIntentFile(name)];
+    if (files.some((f) => folder.entries.has(f))) {
+      const stats = files.map((f) => (folder.entries.has(f) ? lstatSyncOrNull(`${folder.dir}/${f}`) : null));
+      const facts = ctx.entries.get(name, stats);
+      const outline = facts && ctx.memo.outline(name, facts.hash, l);
+      if (facts && outline) return { ...facts, ...outline };
+    }
+  }
+  const r = readTemplate(ctx, name, folder);
+  if (!r) return null;
+  if (r.stats) ctx.entries.set(name, r.stats, r.readAt, r.facts);
+  else ctx.entries.forget(name);
+  return { ...r.facts, ...(r.unreadable ? UNREADABLE : ctx.memo.outlineOf(name, r.source, r.facts.hash, l)) };
+}
+
+/** Yield to the event loop after this much synchronous work, so a list of thousands never stalls other requests. */
+const SLICE_MS = 8;
+
+export async function listTemplates(ctx: LibraryContext): Promise<TemplateEntry[]> {
+  const l = look(ctx);
+  const out: TemplateEntry[] = [];
+  let sliceStart = performance.now();
+  for (const name of [...l.catalogue.templates].sort()) {
+    const e = listed(ctx, name, l);
+    if (e) out.push(e);
+    if ((out.length & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+  return out;
+}
+
+/** A read template in full: its validation from the memo. */
+function detailOf(ctx: LibraryContext, r: TemplateRead, l: Look): TemplateDetail {
+  const rest = { source: r.source, shipped_source: r.shippedSource };
+  if (r.unreadable) return { ...r.facts, ...UNREADABLE, ...rest, problems: [r.unreadable], model: null };
+  const { outline, validation } = ctx.memo.whole(r.facts.name, r.source, r.facts.hash, l);
+  return { ...r.facts, ...outline, ...rest, problems: validation.problems, model: validation.template };
+}
+
+/**
+ * The card diffs against the header's base when the library holds it; else,
+ * for an operator copy of a shipped template, today's shipped bytes; else
+ * nothing. Its validations come from the memo.
+ */
+function cardOf(ctx: LibraryContext, d: TemplateDetail, l: Look) {
+  let against: CardAgainst | null = null;
+  if (d.base && d.base !== d.name && isTemplateName(d.base)) {
+    const b = readTemplate(ctx, d.base, l.templates);
+    if (b) against = { name: d.base, kind: 'base', source: b.source };
+  }
+  if (!against && d.shipped_source !== null && d.state !== 'shipped') against = { name: d.name, kind: 'shipped', source: d.shipped_source };
+  return buildCard(d.source, { name: d.name }, l.catalogue, against, ctx.memo.validator(l));
+}
+
+export function getTemplate(ctx: LibraryContext, name: string, card = false): TemplateDetail | null {
+  const l = look(ctx);
+  const r = readTemplate(ctx, name, l.templates);
+  if (!r) return null;
+  const d = detailOf(ctx, r, l);
+  if (card) d.card = cardOf(ctx, d, l);
+  return d;
+}
+
+/** What loads for a name now, without validation (a write's `before`, and whether it landed). */
+export function readFacts(ctx: LibraryContext, name: string): TemplateRead | null {
+  const found = ctx.fs ? safeDirSync(ctx.fs, ['templates']) : null;
+  return readTemplate(ctx, name, found && { dir: found.dir, entries: null });
+}
