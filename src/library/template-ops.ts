@@ -145,6 +145,7 @@ export function templateOps(ctx: LibraryContext, guard: WriteGuard): TemplateOps
       await write(name, opts, 'deleted', async (fs, before) => {
         if (!before) throw new DeskError('not_found', `no template ${name}`);
         await settle(ctx, name, () => writeTemplateDelete(fs, name), () => Promise.resolve(), () => facts(name) === null);
+        return undefined;
       }, pre);
     },
     async keptBase(name) {
