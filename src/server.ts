@@ -1,28 +1,68 @@
 /**
- * The process shell (docs/operations.md): config from the environment,
- * the app, listen, and a graceful stop on SIGINT/SIGTERM — fastify closes
- * (in-flight requests finish), then the library closes (in-flight writes
- * finish, the root lock is released). Everything else is in app.ts.
+ * The process shell: config from the environment, the app, listen, and a
+ * graceful stop on SIGINT/SIGTERM (docs/operations.md, "Stopping") — the
+ * listener closes, in-flight requests finish and their keep-alive sockets
+ * close, then the library closes (in-flight writes finish, the root lock is
+ * released), exit 0. Everything else is in app.ts.
  */
 import { mkdir } from 'node:fs/promises';
+import type { Server, ServerResponse } from 'node:http';
 import closeWithGrace from 'close-with-grace';
-import type { FastifyServerOptions } from 'fastify';
+import { pino } from 'pino';
 import { type App, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { setRootLockLostHandler } from './library/root-lock.js';
 
-/** How long in-flight work may take to finish after a signal before the process exits anyway. */
+/** How long in-flight work may take to finish after a signal before the process exits 1 anyway (the lock is still removed at exit). */
 const CLOSE_GRACE_MS = 10_000;
+/**
+ * Sockets still open this long after a signal are closed, answered or not:
+ * a save takes milliseconds, so only a slow client is cut, and the handlers
+ * behind it still finish before the library closes. Well inside Docker's 10 s
+ * before its SIGKILL.
+ */
+const DRAIN_MS = 3_000;
 
 function fail(message: string): never {
   process.stderr.write(`desk-library: ${message}\n`);
   process.exit(1);
 }
 
-function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+function makeLogger(config: Config) {
   // Pretty lines for a person at a terminal; JSON lines for anything that collects logs.
   return process.stdout.isTTY
-    ? { level: config.logLevel, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss' } } }
-    : { level: config.logLevel };
+    ? pino({ level: config.logLevel, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss' } } })
+    : pino({ level: config.logLevel });
+}
+
+/**
+ * Keep-alive sockets must not hold a stop open: node's server.close() ends
+ * only idle sockets, and one whose request is in flight goes back to idle
+ * after its answer and waits there for the client's next request (up to the
+ * keep-alive timeout, far past the grace). Once stopping, every answer not
+ * yet started says `connection: close` (node then ends the socket after it,
+ * and the client does not reuse it), sockets that go idle are closed at
+ * once, and whatever is still open after DRAIN_MS is closed.
+ */
+function drainOnStop(server: Server): () => void {
+  const inFlight = new Set<ServerResponse>();
+  let stopping = false;
+  const closeAfter = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('connection', 'close');
+    res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+  };
+  // after fastify's own listener, which was added first
+  server.on('request', (_req, res: ServerResponse) => {
+    if (stopping) return closeAfter(res);
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
+  return () => {
+    stopping = true;
+    for (const res of inFlight) closeAfter(res);
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
+  };
 }
 
 export async function start(env: Record<string, string | undefined> = process.env): Promise<App> {
@@ -33,13 +73,37 @@ export async function start(env: Record<string, string | undefined> = process.en
     if (e instanceof ConfigError) fail(e.message);
     throw e;
   }
-  if (config.libraryRoot !== null) await mkdir(config.libraryRoot, { recursive: true });
+  const log = makeLogger(config);
 
-  let app: App;
+  let app: App | null = null;
+  let startDrain: (() => void) | null = null;
+  // Installed before the library opens, so a stop during the lock wait or the
+  // recovery of interrupted writes is a clean one too: there is nothing to
+  // drain yet, and exiting there is no worse than the crash recovery is made
+  // for; the root lock, if already taken, is removed at exit (root-lock.ts).
+  closeWithGrace({ delay: CLOSE_GRACE_MS, logger: log }, async ({ signal, err }) => {
+    if (err) log.error({ err }, 'stopping after an error');
+    else log.info({ signal, ready: app !== null }, 'stopping');
+    if (!app) return;
+    startDrain?.();
+    await app.close();
+  });
+  // Another server took the root after this one stalled past the stale bound,
+  // or the lock was deleted: every write from here on could land in a library
+  // another server now owns. Exit at once rather than finish them; an
+  // interrupted write is finished or discarded at the next start.
+  setRootLockLostHandler((root, err) => {
+    log.fatal({ err, library_root: root }, 'root lock lost; exiting');
+    process.exit(1);
+  });
+
+  if (config.libraryRoot !== null) await mkdir(config.libraryRoot, { recursive: true });
+  // before the lock, which may wait up to its stale bound for a holder that stopped without a word
+  log.info({ library_root: config.libraryRoot }, 'opening the library');
   try {
     app = await buildApp({
       libraryOptions: { root: config.libraryRoot },
-      logger: loggerOptions(config),
+      loggerInstance: log,
       host: config.host,
       port: config.port,
       allowedHosts: config.allowedHosts,
@@ -50,12 +114,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     if (e instanceof Error && e.name === 'RootLockedError') fail(e.message);
     throw e;
   }
-
-  closeWithGrace({ delay: CLOSE_GRACE_MS, logger: app.log }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'stopping after an error');
-    else app.log.info({ signal }, 'stopping');
-    await app.close();
-  });
+  startDrain = drainOnStop(app.server);
 
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -83,8 +83,17 @@ export function setRootLockLostHandler(handler: LostHandler): void {
   onLost = handler;
 }
 
-/** Nonces of the locks this process holds: one seen on disk is refused at once, without waiting for a refresh. */
-const heldHere = new Set<string>();
+/**
+ * The locks this process has made and not let go, nonce → path. One seen on
+ * disk is refused at once, without waiting for a refresh. They are removed at
+ * exit, however the process ends short of a signal's default action or a
+ * crash — also in the moment between the folder landing and lock()
+ * returning, which proper-lockfile's own exit hook does not know about.
+ */
+const ours = new Map<string, string>();
+process.on('exit', () => {
+  for (const [nonce, path] of ours) removeLockDirSync(path, nonce);
+});
 
 type Seen =
   | { kind: 'none' | 'empty' }
@@ -125,6 +134,7 @@ async function createLockDir(path: string, nonce: string, text: string): Promise
   try {
     await writeFile(join(tmp, holderFile(nonce)), text, { flag: 'wx' });
     await rename(tmp, path);
+    ours.set(nonce, path);
   } catch (e) {
     await rm(tmp, { recursive: true, force: true });
     if (['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code(e) ?? '')) throw Object.assign(new Error(`${path} exists`), { code: 'EEXIST' });
@@ -136,7 +146,9 @@ async function createLockDir(path: string, nonce: string, text: string): Promise
 async function removeLockDir(path: string, nonce: string): Promise<boolean> {
   try {
     await unlink(join(path, holderFile(nonce)));
+    ours.delete(nonce);
   } catch (e) {
+    ours.delete(nonce);
     if (code(e) === 'ENOENT' || code(e) === 'ENOTDIR') return false;
     throw e;
   }
@@ -190,12 +202,11 @@ export async function acquireRootLock(root: string, now: () => number = Date.now
         realpath: false,
         fs: lockFs(nonce, JSON.stringify(holder) + '\n'),
         onCompromised: (err) => {
-          heldHere.delete(nonce);
+          ours.delete(nonce);
           onLost(root, err);
         },
       });
-      heldHere.add(nonce);
-      return makeLock(holder, nonce, release);
+      return makeLock(holder, release);
     } catch (e) {
       if (code(e) !== 'ELOCKED') throw e;
     }
@@ -209,7 +220,7 @@ export async function acquireRootLock(root: string, now: () => number = Date.now
     // untouched for staleMs by its mtime, or for as long by our own watch (an mtime in the future: a clock ahead, or a hand edit)
     const stale = (s: Seen & { kind: 'lock' }) => Date.now() - Math.min(s.mtimeMs, watchedSince) >= staleMs || certainlyDead(s.holder);
     while (seen.kind === 'lock' && !stale(seen)) {
-      if (seen.nonce && heldHere.has(seen.nonce)) throw new RootLockedError(root, seen.holder);
+      if (seen.nonce && ours.has(seen.nonce)) throw new RootLockedError(root, seen.holder);
       await sleep(POLL_MS);
       const next = await inspect(path);
       if (next.kind === 'lock' && !sameLock(seen, next)) throw new RootLockedError(root, next.holder);
@@ -223,14 +234,13 @@ export async function acquireRootLock(root: string, now: () => number = Date.now
   throw new RootLockedError(root, previous?.kind === 'lock' ? previous.holder : null);
 }
 
-function makeLock(holder: LockHolder, nonce: string, release: () => Promise<void>): RootLock {
+function makeLock(holder: LockHolder, release: () => Promise<void>): RootLock {
   let released = false;
   return {
     holder,
     async release() {
       if (released) return;
       released = true;
-      heldHere.delete(nonce);
       // ERELEASED: it was lost (onCompromised) and is not ours to remove
       await release().catch((e) => {
         if (code(e) !== 'ERELEASED') throw e;
