@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { catalogueOf, operatorEntries } from './library/catalogue.js';
+import { loadShipped } from './library/shipped.js';
 import { harnessDir, packageRoot } from './paths.js';
 import type { Catalogue } from './template/model.js';
-import { isRoleName, isTemplateName } from './template/names.js';
 import type { Problem } from './template/problems.js';
 import { LIMITS } from './template/read.js';
 import { templateJsonSchema } from './template/schema.js';
@@ -208,32 +209,18 @@ async function readCapped(file: string): Promise<string> {
   }
 }
 
-async function namesIn(dir: string, keep: (entry: string) => string | null): Promise<string[]> {
-  let entries: string[];
-  try {
-    entries = await readdir(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
-  return entries.map(keep).filter((n): n is string => n !== null);
-}
-
-const roleFolder = (e: string) => (isRoleName(e) ? e : null);
-const templateFile = (e: string) => {
-  const n = e.replace(/\.yaml$/, '');
-  return n !== e && isTemplateName(n) ? n : null;
-};
-
-/** Roles and templates the files are checked against: shipped, the --library's, and the files themselves (for `base`). */
+/**
+ * Roles and templates the files are checked against, built as the service
+ * builds its own (catalogueOf): shipped, read-only, the --library's, and the
+ * files themselves (for `base`).
+ */
 async function loadCatalogue(library: string | undefined, files: string[]): Promise<Catalogue> {
-  const roles = new Set(await namesIn(join(harnessDir, 'roles'), roleFolder));
-  const templates = new Set(await namesIn(join(harnessDir, 'templates'), templateFile));
-  if (library !== undefined) {
-    await readdir(library); // a missing or unreadable --library is a usage error, not an empty library
-    for (const r of await namesIn(join(library, 'roles'), roleFolder)) roles.add(r);
-    for (const t of await namesIn(join(library, 'templates'), templateFile)) templates.add(t);
-  }
-  for (const f of files) templates.add(nameOf(f));
-  return { roles, templates };
+  const shipped = await loadShipped(harnessDir);
+  // a missing or unreadable --library is a usage error, not an empty library
+  if (library !== undefined) await readdir(library);
+  return catalogueOf({
+    shipped: { templates: shipped.templates.keys(), roles: shipped.roles.keys() },
+    operator: library === undefined ? null : operatorEntries(library),
+    extraTemplates: files.map(nameOf),
+  });
 }
