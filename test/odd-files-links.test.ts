@@ -5,7 +5,7 @@
  * /health answers — with one warning; writes there are refused 409
  * symlink_refused and nothing lands behind the link.
  */
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
@@ -76,4 +76,21 @@ test('the linked folder is logged once, however many reads meet it', async () =>
   for (let i = 0; i < 3; i++) await lib.listTemplates();
   await lib.getTemplate('alpha');
   expect(lines.filter((l) => l.level === 'warn' && l.obj.path === 'templates')).toHaveLength(1);
+});
+
+test('a linked .shipped-base folder is no kept base for a rebase, not a refusal', async () => {
+  const fx = await fixture();
+  cleanups.push(() => fx.cleanup());
+  const app = await fx.open();
+  const edited = ALPHA.replace('one worker', 'two workers');
+  expect((await app.inject({ method: 'PUT', url: `${API}/templates/alpha`, payload: { source: edited } })).statusCode).toBe(200);
+  await app.close();
+  // the shipped template moves on, and the kept bases are replaced by a link to a copy of them
+  await fx.ship('alpha', ALPHA.replace('then a gate', 'then a review gate'));
+  await rename(fx.at('templates', '.shipped-base'), join(fx.dir, 'bases'));
+  await symlink(join(fx.dir, 'bases'), fx.at('templates', '.shipped-base'));
+  const again = await fx.open();
+  cleanups.push(() => again.close());
+  const r = await again.inject({ method: 'POST', url: `${API}/templates/alpha/rebase` });
+  expect([r.statusCode, r.json().code]).toEqual([409, 'no_kept_base']);
 });

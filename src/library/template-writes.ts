@@ -1,7 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { discardTemp, flushDir, removeFileDurable, renameTemp, writeFileAtomic, writeInPlace, writeTemp } from './atomic-write.js';
-import { type FsContext, fault, lstatOrNull, mapFsError, readNoFollow, readNoFollowSync, safeDir, safeTarget } from './fs-safe.js';
+import { type FsContext, fault, lstatOrNull, mapFsError, readNoFollow, readNoFollowSync, safeDir, safeDirSync, safeTarget } from './fs-safe.js';
 import { formatTemplateIntent, templateIntentFile } from './intents.js';
 import { formatMarker, type Marker, parseMarker, sha256Hex } from './markers.js';
 import type { ShippedTemplate } from './shipped.js';
@@ -37,7 +37,8 @@ export async function keepBase(fs: FsContext, shipped: ShippedTemplate): Promise
 }
 
 export async function readKeptBase(fs: FsContext, hash: string): Promise<string | null> {
-  const dir = await safeDir(fs, ['templates', '.shipped-base'], false);
+  // a read: a linked or odd `.shipped-base` is no kept base (reported once, fs-safe.ts), never a refusal
+  const dir = safeDirSync(fs, ['templates', '.shipped-base'])?.dir ?? null;
   if (!dir) return null;
   const r = await readNoFollow(join(dir, `${hash}.yaml`));
   // content-addressed: bytes that no longer hash to their name are not the base
