@@ -109,3 +109,20 @@ test('a FIFO at a kept base: the base is not there for a merge, and nothing wait
   expect(await lib.keptBase('alpha')).toBeNull();
   expect(w.readerWaited()).toBe(false);
 });
+
+test('a FIFO at a marker and at a kept base, no intent pending: each logged once at start, and reads skip them', async () => {
+  const fx = await fixture();
+  await mkdir(join(fx.root, 'templates', '.shipped-base'), { recursive: true });
+  await writeFile(join(fx.root, 'templates', 'alpha.yaml'), tpl('alpha', 'edited'));
+  const marker = watch(join(fx.root, 'templates', '.alpha.shipped'));
+  const base = watch(join(fx.root, 'templates', '.shipped-base', `${sha256Hex('x')}.yaml`));
+  const { logger, lines } = keepLog();
+  const lib = await fx.open({ logger });
+  libs.push(lib);
+  expect(warnsAbout(lines, 'templates/.alpha.shipped')).toHaveLength(1);
+  expect(warnsAbout(lines, `templates/.shipped-base/${sha256Hex('x')}.yaml`)).toHaveLength(1);
+  // no marker it can read: an edited copy, as the states table says
+  for (let i = 0; i < 2; i++) expect((await lib.getTemplate('alpha'))?.state).toBe('edited');
+  expect(warnsAbout(lines, 'templates/.alpha.shipped')).toHaveLength(1);
+  expect([marker.readerWaited(), base.readerWaited()]).toEqual([false, false]);
+});

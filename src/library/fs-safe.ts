@@ -192,16 +192,29 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 function readFailure(e: unknown): ReadOutcome {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return { kind: 'missing' };
-  if (code === 'ELOOP') return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
+  if (code === 'ELOOP') return { kind: 'unreadable', reason: 'a symbolic link (not followed)' }; // as oddType says
   return { kind: 'unreadable', reason: code ?? 'read failed' };
+}
+
+/** Why something that is not a regular file is not read (a stat or a Dirent), or null for a regular file. */
+export function oddType(s: { isFile(): boolean; isFIFO(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): string | null {
+  if (s.isFile()) return null;
+  if (s.isSymbolicLink()) return 'a symbolic link (not followed)';
+  if (s.isFIFO()) return 'a FIFO (not read)';
+  if (s.isDirectory()) return 'a folder';
+  return 'not a regular file';
+}
+
+/** The reason of a file over its cap. */
+export function overCap(size: number | bigint): string {
+  return `${size} bytes, over the cap`;
 }
 
 /** What the open handle's stat says before any byte is read: null when the file may be read. */
 function judge(stat: BigIntStats, maxBytes: number): ReadOutcome | null {
-  if (stat.isFile()) return stat.size > BigInt(maxBytes) ? { kind: 'too_large', size: Number(stat.size) } : null;
-  if (stat.isFIFO()) return { kind: 'unreadable', reason: 'a FIFO (not read)' };
-  if (stat.isDirectory()) return { kind: 'unreadable', reason: 'a folder' };
-  return { kind: 'unreadable', reason: 'not a regular file' };
+  const odd = oddType(stat);
+  if (odd !== null) return { kind: 'unreadable', reason: odd };
+  return stat.size > BigInt(maxBytes) ? { kind: 'too_large', size: Number(stat.size) } : null;
 }
 
 /** The bytes actually read into a buffer of the stat'd size: fewer when the file shrank meanwhile. */

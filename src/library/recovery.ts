@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DeskError } from '../errors.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
 import { removeFileDurable, removeTreeDurable, TEMP_PREFIX, writeFileAtomic } from './atomic-write.js';
-import { type FsContext, fault, lstatSyncOrNull, type ReadOutcome, readNoFollow, reportOdd, safeDir, safeDirSync } from './fs-safe.js';
+import { type FsContext, fault, lstatSyncOrNull, oddType, overCap, type ReadOutcome, readCap, readNoFollow, reportOdd, safeDir, safeDirSync } from './fs-safe.js';
 import { intentMarker, parseRoleIntent, parseTemplateIntent, roleIntentFile, type RoleIntent, templateIntentFile } from './intents.js';
 import { formatMarker, parseMarker, sha256Hex } from './markers.js';
 
@@ -28,7 +28,7 @@ export type Recovered = 'none' | 'done' | 'skipped';
 /** Why a read that found something cannot be used, or null when it is a file or nothing. */
 function oddReason(r: ReadOutcome): string | null {
   if (r.kind === 'unreadable') return r.reason;
-  if (r.kind === 'too_large') return `${r.size} bytes, over the cap`;
+  if (r.kind === 'too_large') return overCap(r.size);
   return null;
 }
 
@@ -106,10 +106,32 @@ async function listDir(dir: string | null): Promise<import('node:fs').Dirent[]> 
   return dir ? readdir(dir, { withFileTypes: true }) : [];
 }
 
-async function removeTemps(fs: FsContext, segs: string[]): Promise<void> {
+/** Marker and kept-base names in a folder the sweep looks at; intents are recovery's to read. */
+const BOOKKEEPING: Record<string, RegExp> = {
+  templates: /^\..+\.shipped$/,
+  '.shipped-base': /^[0-9a-f]{64}\.yaml$/,
+  role: /^\.shipped$/,
+};
+
+/**
+ * Removes the folder's leftover temp files, and reports (once, through
+ * `report`) each marker or kept base there that reads will skip — not a
+ * regular file, or over its cap — so a skip at every request is said once at
+ * start. `kind` picks the names (BOOKKEEPING).
+ */
+async function sweep(fs: FsContext, segs: string[], kind: keyof typeof BOOKKEEPING): Promise<void> {
   const dir = await safeDir(fs, segs, false).catch(() => null);
   for (const d of await listDir(dir)) {
     if (d.isFile() && d.name.startsWith(TEMP_PREFIX)) await removeFileDurable(fs, [...segs, d.name], 'recover:tmp-remove');
+    else if (BOOKKEEPING[kind]!.test(d.name)) {
+      const path = [...segs, d.name].join('/');
+      const odd = oddType(d);
+      if (odd !== null) reportOdd(fs, path, odd);
+      else {
+        const size = lstatSyncOrNull(join(dir!, d.name))?.size ?? 0n;
+        if (size > BigInt(readCap(d.name))) reportOdd(fs, path, overCap(size));
+      }
+    }
   }
 }
 
@@ -132,7 +154,7 @@ async function recoverAtOpen(fs: FsContext, folder: string, intentFile: string, 
   }
 }
 
-/** At open: every intent applied or discarded, every temp file gone. Returns what it did, for the log. */
+/** At open: every intent applied or discarded, every temp file gone, odd bookkeeping files reported. Returns what it did, for the log. */
 export async function recoverRoot(fs: FsContext): Promise<{ templates: string[]; roles: string[] }> {
   await fault(fs, 'recover:start');
   const done = { templates: [] as string[], roles: [] as string[] };
@@ -143,17 +165,17 @@ export async function recoverRoot(fs: FsContext): Promise<{ templates: string[];
     if (n !== undefined && isTemplateName(n) && (await recoverAtOpen(fs, 'templates', d.name, () => templateRecovery(fs, n)))) done.templates.push(n);
   }
   if (tdir) {
-    await removeTemps(fs, ['templates']);
-    await removeTemps(fs, ['templates', '.shipped-base']);
+    await sweep(fs, ['templates'], 'templates');
+    await sweep(fs, ['templates', '.shipped-base'], '.shipped-base');
   }
   const rdir = safeDirSync(fs, ['roles'])?.dir ?? null;
   for (const d of await listDir(rdir)) {
     const n = INTENT.exec(d.name)?.[1];
     if (n !== undefined && isRoleName(n) && (await recoverAtOpen(fs, 'roles', d.name, () => roleRecovery(fs, n)))) done.roles.push(n);
   }
-  if (rdir) await removeTemps(fs, ['roles']);
+  if (rdir) await sweep(fs, ['roles'], 'role');
   for (const d of await listDir(rdir)) {
-    if (d.isDirectory() && isRoleName(d.name)) await removeTemps(fs, ['roles', d.name]);
+    if (d.isDirectory() && isRoleName(d.name)) await sweep(fs, ['roles', d.name], 'role');
   }
   return done;
 }
