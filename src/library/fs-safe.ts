@@ -21,14 +21,20 @@ import { LIMITS } from '../template/read.js';
  * - A read answers an outcome, never throws: `missing`, `file` (bytes and
  *   the handle's stat), `unreadable` (reason), `too_large` (size). Callers
  *   building entries list `unreadable` as `file.unreadable` and `too_large`
- *   as `limit.size`; bookkeeping readers (intents, markers, kept bases) skip
- *   what is not a `file`, and recovery logs it through `report`.
+ *   as `limit.size`; bookkeeping readers (intents, markers, kept bases) count
+ *   what is not a `file` as none, silently — recovery at start reports each
+ *   such file once through `report` (its reasons are oddType and overCap).
+ *   New code that reads a file under the root uses readNoFollow or
+ *   readNoFollowSync, never fs.readFile.
  * - Folders on the read path (safeDirSync) answer null — "nothing to read
  *   here" — for a missing folder and also for one that is a link or not a
  *   folder, told once to `report`: a linked `templates/` hides only the
  *   operator's files, never the shipped ones. Folders on the write path
  *   (safeDir, safeTarget) throw: `symlink_refused` for a link,
  *   `library_unwritable` for anything else in the way.
+ * - A root this process can never write (rootUnwritable: EROFS, EACCES,
+ *   EPERM) is served read-only by openLibrary: no lock, no recovery, every
+ *   write refused `library_unwritable` before any of these is called.
  */
 
 /** The largest template the library reads: the format's size cap (src/template/read.ts). */
