@@ -13,10 +13,6 @@ import { RoleAnswerSchema, RoleName, RoleSummarySchema } from '../schema/roles.j
 import { TemplateAnswerSchema, TemplateName, TemplateSummarySchema } from '../schema/templates.js';
 import { ProblemSchema } from '../template/problems.js';
 
-// The routes import these from here until they import src/schema/ directly.
-export { KitSchema, RoleAnswerSchema, RoleName, RoleSummarySchema } from '../schema/roles.js';
-export { TemplateAnswerSchema, TemplateName, TemplateSummarySchema } from '../schema/templates.js';
-
 export const TemplateParams = Type.Object({ name: TemplateName });
 export const RoleParams = Type.Object({ name: RoleName });
 

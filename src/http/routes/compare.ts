@@ -8,14 +8,14 @@ import { DeskError } from '../../errors.js';
 import type { Library, TemplateDetail } from '../../library/types.js';
 import { CardSchema } from '../../schema/card.js';
 import { TemplateDiffSchema } from '../../schema/diff.js';
-import { RebaseAnswerSchema } from '../../schema/templates.js';
+import { RebaseAnswerSchema, TemplateName } from '../../schema/templates.js';
 import { buildCard, type CardAgainst } from '../../template/card.js';
 import { diffTemplates } from '../../template/diff.js';
 import { isTemplateName } from '../../template/names.js';
 import { LIMITS } from '../../template/read.js';
 import { validateTemplate } from '../../template/validate.js';
 import { notFound } from '../errors.js';
-import { errorResponses, TemplateName, TemplateParams } from '../schemas.js';
+import { errorResponses, TemplateParams } from '../schemas.js';
 import { threeWayMerge } from '../three-way.js';
 
 /**

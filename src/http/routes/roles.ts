@@ -6,9 +6,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
 import type { Library, RoleEntry } from '../../library/types.js';
+import { KitSchema, RoleAnswerSchema, RoleListSchema, RoleName } from '../../schema/roles.js';
 import { ifMatch, roleAnswer, roleSummary, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
-import { errorResponses, KitSchema, RoleAnswerSchema, RoleName, RoleParams, RoleSummarySchema } from '../schemas.js';
+import { errorResponses, RoleParams } from '../schemas.js';
 
 /**
  * One object rather than a union: AJV's errors for a failed `anyOf` name
@@ -31,7 +32,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async
       schema: {
         summary: 'List the roles with their states, sorted by name',
         tags: ['roles'],
-        response: { 200: Type.Object({ roles: Type.Array(Type.Ref(RoleSummarySchema)) }), ...errorResponses },
+        response: { 200: RoleListSchema, ...errorResponses },
       },
     },
     async () => {

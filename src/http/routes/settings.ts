@@ -5,8 +5,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Library } from '../../library/types.js';
+import { TemplateAnswerSchema, TemplateName } from '../../schema/templates.js';
 import { ifMatch, templateAnswer, withEtag } from '../answers.js';
-import { errorResponses, TemplateAnswerSchema, TemplateName } from '../schemas.js';
+import { errorResponses } from '../schemas.js';
 
 const NameBody = Type.Object({ name: TemplateName }, { additionalProperties: false });
 const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String()) });

@@ -6,9 +6,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Library } from '../../library/types.js';
+import { TemplateAnswerSchema, TemplateListSchema } from '../../schema/templates.js';
 import { ifMatch, precondition, summary, templateAnswer, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
-import { errorResponses, TemplateAnswerSchema, TemplateParams, TemplateSummarySchema } from '../schemas.js';
+import { errorResponses, TemplateParams } from '../schemas.js';
 
 const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })),
@@ -29,7 +30,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         summary: 'List the templates, sorted by name',
         tags: ['templates'],
         response: {
-          200: Type.Object({ templates: Type.Array(Type.Ref(TemplateSummarySchema)) }),
+          200: TemplateListSchema,
           ...errorResponses,
         },
       },
