@@ -2,6 +2,7 @@ import { type Dirent, readdirSync } from 'node:fs';
 import type { Catalogue } from '../template/model.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
 import { READ_ONLY_TEMPLATES } from './read-only.js';
+import { validateKitText } from './role-validate.js';
 
 /**
  * The names the validator checks a template against (its `base`, its
@@ -19,6 +20,12 @@ export interface CatalogueParts {
   operator?: OperatorEntries | null;
   /** templates checked that are not in the library (the CLI's files, so one may be another's base) */
   extraTemplates?: Iterable<string>;
+  /**
+   * The tools each role's kit grants (kitsOf). Absent: kits grant nothing.
+   * (Added by the validator rules, issue 12: what a kit grants counts as
+   * touched, and a kit granting tickets.update makes a node mutate tickets.)
+   */
+  kits?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface OperatorEntries {
@@ -55,7 +62,51 @@ export function catalogueOf(parts: CatalogueParts): Catalogue {
     for (const r of operatorRoleNames(parts.operator.roles)) roles.add(r);
   }
   for (const t of parts.extraTemplates ?? []) templates.add(t);
-  return { templates, roles };
+  return parts.kits ? { templates, roles, kits: parts.kits } : { templates, roles };
+}
+
+/** What a role's kit.json holds as read: its bytes, null for no kit, or 'unreadable'. */
+export type KitBytes = Buffer | null | 'unreadable';
+
+const parsedKits = new WeakMap<Buffer, readonly string[] | null>();
+
+/** The tools of kit.json bytes; null when the kit is not valid (such a role is shown invalid, and its kit grants nothing). */
+function kitTools(bytes: Buffer): readonly string[] | null {
+  let tools = parsedKits.get(bytes);
+  if (tools === undefined) {
+    tools = validateKitText(bytes.toString('utf8')).kit?.tools ?? null;
+    parsedKits.set(bytes, tools);
+  }
+  return tools;
+}
+
+/**
+ * The tools each role's kit grants (issue 12, validator rules): the built-in
+ * roles' kits, then each operator role's in its place — an operator copy of
+ * a built-in role without kit.json grants nothing. Roles with no valid kit
+ * are left out.
+ */
+export function kitsOf(shipped: Iterable<[string, Buffer | null]>, operator: Iterable<[string, KitBytes]> = []): Map<string, readonly string[]> {
+  const kits = new Map<string, readonly string[]>();
+  const put = (role: string, kit: KitBytes) => {
+    const tools = kit === null || kit === 'unreadable' ? null : kitTools(kit);
+    if (tools) kits.set(role, tools);
+    else kits.delete(role);
+  };
+  for (const [role, kit] of shipped) put(role, kit);
+  for (const [role, kit] of operator) put(role, kit);
+  return kits;
+}
+
+/** Two catalogues' kits (maps, as kitsOf builds them) grant the same tools to the same roles. */
+export function sameKits(a: Catalogue['kits'], b: Catalogue['kits']): boolean {
+  if (!(a instanceof Map) || !(b instanceof Map)) return a === b;
+  if (a.size !== b.size) return false;
+  for (const [role, tools] of a as ReadonlyMap<string, readonly string[]>) {
+    const other = (b as ReadonlyMap<string, readonly string[]>).get(role);
+    if (!other || other.length !== tools.length || other.some((t, i) => t !== tools[i])) return false;
+  }
+  return true;
 }
 
 /** The entries of `<dir>/templates` and `<dir>/roles`; a missing folder has none. */

@@ -1,7 +1,8 @@
 import { type Dirent, readdirSync } from 'node:fs';
-import { catalogueOf } from './catalogue.js';
+import { catalogueOf, type KitBytes, kitsOf, operatorRoleNames, sameKits } from './catalogue.js';
 import type { LibraryContext } from './context.js';
 import { type FsContext, mapFsError, safeDirSync } from './fs-safe.js';
+import { readRoleCopy } from './role-entries.js';
 import type { CatalogueGen } from './validation-memo.js';
 
 /**
@@ -46,9 +47,10 @@ export function look(ctx: LibraryContext): Look {
     shipped: { templates: ctx.shipped.templates.keys(), roles: ctx.shipped.roles.keys() },
     readOnly: ctx.readOnly.keys(),
     operator: { templates: templates?.entries ?? [], roles: roles?.entries ?? [] },
+    kits: operatorKits(ctx, roles?.entries ?? []),
   });
   const last = ctx.last;
-  if (last && sameSet(last.catalogue.templates, catalogue.templates) && sameSet(last.catalogue.roles, catalogue.roles)) {
+  if (last && sameSet(last.catalogue.templates, catalogue.templates) && sameSet(last.catalogue.roles, catalogue.roles) && sameKits(last.catalogue.kits, catalogue.kits)) {
     return { catalogue: last.catalogue, gen: last.gen, templates, roles };
   }
   ctx.last = { catalogue, gen: ++generations };
@@ -56,4 +58,23 @@ export function look(ctx: LibraryContext): Look {
   ctx.memo.prune(catalogue.templates);
   ctx.entries.prune(catalogue.templates);
   return { catalogue, gen: ctx.last.gen, templates, roles };
+}
+
+/**
+ * Issue 12 (validator rules): each role's kit is part of what a template is
+ * checked against — a kit granting tickets.update makes a node mutate
+ * tickets. The built-in roles' kits, then each operator role copy's (read as
+ * its role entry reads it: intents applied, links and odd files refused), so
+ * a kit saved or edited by hand counts at the next look.
+ */
+function operatorKits(ctx: LibraryContext, roleEntries: Iterable<Dirent>): Map<string, readonly string[]> {
+  const shipped: [string, Buffer | null][] = [...ctx.shipped.roles].map(([name, r]) => [name, r.kit]);
+  const operator: [string, KitBytes][] = [];
+  for (const name of operatorRoleNames(roleEntries)) {
+    const copy = readRoleCopy(ctx, name);
+    if (copy.kind === 'missing') continue; // no copy after all: the built-in kit stands
+    if (copy.kind === 'unreadable') operator.push([name, 'unreadable']);
+    else operator.push([name, copy.kit.kind === 'file' ? copy.kit.bytes : copy.kit.kind === 'missing' ? null : 'unreadable']);
+  }
+  return kitsOf(shipped, operator);
 }

@@ -46,10 +46,10 @@ const PER_NAME = 3;
 /** Memos kept of validations without a name (the card's diff), keyed on the bytes alone. */
 const UNNAMED = 64;
 
-type Asked = { set: 'roles' | 'templates'; name: string; had: boolean };
+type Asked = { set: 'roles' | 'templates'; name: string; had: boolean } | { set: 'kits'; name: string; tools: readonly string[] | null };
 
 /** A read-only set that answers `has` from the real one and writes each question down. */
-function recording(real: ReadonlySet<string>, set: Asked['set'], log: { asked: Asked[] | null }): ReadonlySet<string> {
+function recording(real: ReadonlySet<string>, set: 'roles' | 'templates', log: { asked: Asked[] | null }): ReadonlySet<string> {
   const whole = () => {
     log.asked = null;
     return real;
@@ -73,9 +73,37 @@ function recording(real: ReadonlySet<string>, set: Asked['set'], log: { asked: A
   } as ReadonlySet<string>;
 }
 
+/**
+ * Issue 12 (validator rules): the catalogue's kits, asked role by role, each
+ * question written down with the tools it answered, as for the sets.
+ */
+function recordingKits(real: NonNullable<Catalogue['kits']>, log: { asked: Asked[] | null }): NonNullable<Catalogue['kits']> {
+  return {
+    get(role: string) {
+      const tools = real.get(role);
+      log.asked?.push({ set: 'kits', name: role, tools: tools ?? null });
+      return tools;
+    },
+  };
+}
+
+/** A kit question as written down: `k` and the JSON of [role, tools or null]. */
+const kitQuestion = (role: string, tools: readonly string[] | null | undefined) => `k${JSON.stringify([role, tools ?? null])}`;
+
+function encode(a: Asked): string {
+  if (a.set === 'kits') return kitQuestion(a.name, a.tools);
+  return `${a.set === 'roles' ? 'r' : 't'}${a.had ? 1 : 0}${a.name}`;
+}
+
 function stillHolds(m: Memo, cat: Catalogue): boolean {
   if (m.asked === null) return false;
-  return (JSON.parse(m.asked) as string[]).every((q) => (q[0] === 'r' ? cat.roles : cat.templates).has(q.slice(2)) === (q[1] === '1'));
+  return (JSON.parse(m.asked) as string[]).every((q) => {
+    if (q[0] === 'k') {
+      const role = (JSON.parse(q.slice(1)) as [string, unknown])[0];
+      return kitQuestion(role, cat.kits?.get(role)) === q;
+    }
+    return (q[0] === 'r' ? cat.roles : cat.templates).has(q.slice(2)) === (q[1] === '1');
+  });
 }
 
 /** Fresh strings: the validator's are slices of the source and would keep every source alive. */
@@ -169,8 +197,9 @@ export class ValidationMemo {
   private run(key: string, source: string, hash: string, at: CatalogueGen, keepWhole: boolean): Memo {
     const log: { asked: Asked[] | null } = { asked: [] };
     const catalogue: Catalogue = { roles: recording(at.catalogue.roles, 'roles', log), templates: recording(at.catalogue.templates, 'templates', log) };
+    if (at.catalogue.kits) catalogue.kits = recordingKits(at.catalogue.kits, log);
     const v = this.validate(source, key === '' ? { catalogue } : { name: key, catalogue });
-    const asked = log.asked && JSON.stringify(log.asked.map((a) => `${a.set === 'roles' ? 'r' : 't'}${a.had ? 1 : 0}${a.name}`));
+    const asked = log.asked && JSON.stringify(log.asked.map(encode));
     const m: Memo = { hash, gen: at.gen, asked, outline: outlineOf(v) };
     const list = (this.memos.get(key) ?? []).filter((x) => x.hash !== hash);
     list.unshift(m);

@@ -1,0 +1,80 @@
+// The library checks templates against its roles' kits (docs/format.md, "May
+// mutate tickets"): the built-in kit, an operator's saved kit and a kit.json
+// edited by hand each count at the next read, and the card's touches show
+// what the kit grants. Through openLibrary, as the service and CLI use it.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { canonicalJson } from '../src/library/canonical.js';
+import { fixture, rejection } from './library-helpers.js';
+
+/** Closes a ticket with a read_only node: only its role's kit can make it mutate tickets. No proof. */
+const CLOSER = `template:
+  name: closer
+  purpose: close a ticket without proving it
+  entry: close
+  inlet: start
+version: 1
+nodes:
+  close: { type: model, role: ticket_close, profile: read_only }
+`;
+
+const HARNESS = {
+  templates: {},
+  roles: {
+    ticket_close: { md: 'You close tickets.', kit: { tools: ['tickets.read', 'tickets.update'] } },
+    worker: { md: 'You do the work.', kit: { tools: ['workspace.read'] } },
+  },
+};
+
+const at = (problems: { code: string; path: string }[]) => problems.map((p) => `${p.code} ${p.path}`);
+
+describe("a role's kit in the library's checks", () => {
+  test('a built-in kit granting tickets.update refuses the save; the card shows what the kit grants', async () => {
+    const fx = await fixture(HARNESS);
+    const lib = await fx.open();
+    try {
+      const err = await rejection(lib.saveTemplate('closer', CLOSER));
+      expect(err).toMatchObject({ code: 'invalid_template' });
+      expect(at(err.extra.problems)).toEqual(['ticket.mutation_unproven /nodes/close/role']);
+      // near miss: the same node playing a role whose kit only reads
+      const saved = await lib.saveTemplate('closer', CLOSER.replace('role: ticket_close', 'role: worker'));
+      expect(saved.problems).toEqual([]);
+      const card = (await lib.getTemplate('closer', { card: true }))?.card;
+      expect(card?.nodes.find((n) => n.id === 'close')?.touches).toEqual(['workspace.read', 'tickets.read']);
+    } finally {
+      await lib.close();
+    }
+  });
+
+  test("an operator's saved kit without tickets.update lets it save; putting it back refuses it again", async () => {
+    const fx = await fixture(HARNESS);
+    const lib = await fx.open();
+    try {
+      await lib.saveRole('ticket_close', 'You close tickets.', { tools: ['tickets.read'] });
+      const saved = await lib.saveTemplate('closer', CLOSER);
+      expect(saved.valid).toBe(true);
+      await lib.saveRole('ticket_close', 'You close tickets.', { tools: ['tickets.read', 'tickets.update'] });
+      // the same bytes, validated again under the changed kit (not the memo's old answer)
+      expect(at((await lib.getTemplate('closer'))!.problems)).toEqual(['ticket.mutation_unproven /nodes/close/role']);
+    } finally {
+      await lib.close();
+    }
+  });
+
+  test('a kit.json edited by hand counts at the next read', async () => {
+    const fx = await fixture(HARNESS);
+    const lib = await fx.open();
+    try {
+      await lib.saveRole('ticket_close', 'You close tickets.', { tools: ['tickets.read'] });
+      await lib.saveTemplate('closer', CLOSER);
+      expect((await lib.getTemplate('closer'))!.valid).toBe(true);
+      await writeFile(join(fx.root, 'roles', 'ticket_close', 'kit.json'), canonicalJson({ tools: ['tickets.update'] }));
+      expect(at((await lib.getTemplate('closer'))!.problems)).toEqual(['ticket.mutation_unproven /nodes/close/role']);
+      const listed = (await lib.listTemplates()).find((t) => t.name === 'closer');
+      expect(listed?.valid).toBe(false);
+    } finally {
+      await lib.close();
+    }
+  });
+});
