@@ -21,7 +21,7 @@ export const ERROR_CODES = {
   no_base: { status: 409, title: 'The template declares no base to diff against' },
   nothing_to_rebase: { status: 409, title: 'There is nothing to rebase' },
   symlink_refused: { status: 409, title: 'A path in the library is a symbolic link' },
-  precondition_failed: { status: 412, title: 'If-Match does not match the current version' },
+  precondition_failed: { status: 412, title: 'A precondition (If-Match, If-None-Match) does not hold' },
   payload_too_large: { status: 413, title: 'The request body is over the limit' },
   unsupported_media_type: { status: 415, title: 'The body must be application/json' },
   invalid_template: { status: 422, title: 'The template is not valid' },

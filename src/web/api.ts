@@ -31,6 +31,8 @@ export interface Answer<T> {
 export interface RequestOptions {
   body?: unknown;
   ifMatch?: string | null;
+  /** `*`: create only — 412 when the name already exists */
+  ifNoneMatch?: '*';
 }
 
 export function token(): string | null {
@@ -55,6 +57,7 @@ export async function call<T>(method: string, path: string, opts: RequestOptions
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     if (opts.ifMatch) headers['if-match'] = opts.ifMatch;
+    if (opts.ifNoneMatch) headers['if-none-match'] = opts.ifNoneMatch;
     const t = token();
     if (t) headers.authorization = `Bearer ${t}`;
     const res = await fetch(BASE + path, {

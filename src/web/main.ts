@@ -108,7 +108,8 @@ function newTemplateView(): HTMLElement {
         out.append(h('p', { class: 'callout error', role: 'alert' }, `A template named ${n} already exists.`, ' ', h('a', { href: `#/templates/${n}` }, 'Open it')));
         return;
       }
-      await call('PUT', `/templates/${enc(n)}`, { body: { source: skeleton(n, purpose.value) } });
+      // create only: a name made meanwhile (another window) is 412, never overwritten
+      await call('PUT', `/templates/${enc(n)}`, { body: { source: skeleton(n, purpose.value) }, ifNoneMatch: '*' });
       say(`Created ${n}.`);
       location.hash = `#/templates/${n}`;
     } catch (e) {
