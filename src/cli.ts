@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { catalogueOf, operatorEntries } from './library/catalogue.js';
+import { catalogueOf, kitsOf, operatorEntries, operatorKitBytes } from './library/catalogue.js';
 import { loadShipped } from './library/shipped.js';
 import { harnessDir, packageRoot } from './paths.js';
 import type { Catalogue } from './template/model.js';
@@ -218,9 +218,15 @@ async function loadCatalogue(library: string | undefined, files: string[]): Prom
   const shipped = await loadShipped(harnessDir);
   // a missing or unreadable --library is a usage error, not an empty library
   if (library !== undefined) await readdir(library);
+  const operator = library === undefined ? null : operatorEntries(library);
   return catalogueOf({
     shipped: { templates: shipped.templates.keys(), roles: shipped.roles.keys() },
-    operator: library === undefined ? null : operatorEntries(library),
+    operator,
     extraTemplates: files.map(nameOf),
+    // what a role's kit grants counts, as in the service (docs/format.md, "May mutate tickets")
+    kits: kitsOf(
+      [...shipped.roles].map(([name, r]) => [name, r.kit]),
+      library === undefined || !operator ? [] : operatorKitBytes(library, operator.roles),
+    ),
   });
 }

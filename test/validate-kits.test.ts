@@ -2,9 +2,10 @@
 // mutate tickets"): the built-in kit, an operator's saved kit and a kit.json
 // edited by hand each count at the next read, and the card's touches show
 // what the kit grants. Through openLibrary, as the service and CLI use it.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { main } from '../src/cli.js';
 import { canonicalJson } from '../src/library/canonical.js';
 import { fixture, rejection } from './library-helpers.js';
 
@@ -76,5 +77,22 @@ describe("a role's kit in the library's checks", () => {
     } finally {
       await lib.close();
     }
+  });
+});
+
+describe('the command line checks kits too', () => {
+  test("the built-in ticket_close kit refuses the file; a --library copy of the role whose kit only reads lets it pass", async () => {
+    const fx = await fixture(HARNESS);
+    const file = join(fx.base, 'closer.yaml');
+    await writeFile(file, CLOSER);
+    const out: string[] = [];
+    const io = { out: (s: string) => void out.push(s), err: (s: string) => void out.push(s) };
+    expect(await main(['validate', '--format', 'json', file], io)).toBe(1);
+    expect(at((JSON.parse(out.join('')) as { problems: { code: string; path: string }[] }[])[0]!.problems)).toEqual(['ticket.mutation_unproven /nodes/close/role']);
+    await mkdir(join(fx.root, 'roles', 'ticket_close'), { recursive: true });
+    await writeFile(join(fx.root, 'roles', 'ticket_close', 'role.md'), 'You close tickets.\n');
+    await writeFile(join(fx.root, 'roles', 'ticket_close', 'kit.json'), canonicalJson({ tools: ['tickets.read'] }));
+    out.length = 0;
+    expect(await main(['validate', '--library', fx.root, file], io)).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { type Dirent, readdirSync } from 'node:fs';
 import type { Catalogue } from '../template/model.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
 import { READ_ONLY_TEMPLATES } from './read-only.js';
+import { readNoFollowSync } from './fs-safe.js';
 import { validateKitText } from './role-validate.js';
 
 /**
@@ -107,6 +108,26 @@ export function sameKits(a: Catalogue['kits'], b: Catalogue['kits']): boolean {
     if (!other || other.length !== tools.length || other.some((t, i) => t !== tools[i])) return false;
   }
   return true;
+}
+
+/**
+ * Issue 12 (validator rules): the kit.json bytes of each role folder under
+ * `<dir>/roles`, for kitsOf — read without following links and never a FIFO
+ * (readNoFollowSync); a link in place of a folder grants nothing. The
+ * command line's counterpart of the service's look.
+ */
+export function operatorKitBytes(dir: string, roles: Iterable<Dirent>): [string, KitBytes][] {
+  const out: [string, KitBytes][] = [];
+  for (const d of roles) {
+    if (!isRoleName(d.name) || !(d.isDirectory() || d.isSymbolicLink())) continue;
+    if (d.isSymbolicLink()) {
+      out.push([d.name, 'unreadable']);
+      continue;
+    }
+    const r = readNoFollowSync(`${dir}/roles/${d.name}/kit.json`);
+    out.push([d.name, r.kind === 'file' ? r.bytes : r.kind === 'missing' ? null : 'unreadable']);
+  }
+  return out;
 }
 
 /** The entries of `<dir>/templates` and `<dir>/roles`; a missing folder has none. */
