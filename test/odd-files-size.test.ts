@@ -6,7 +6,6 @@
  * hides nothing else. The 600 MB files are sparse: they cost no disk.
  */
 import { mkdir, truncate, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
