@@ -4,6 +4,7 @@
 // the roles' kits as the library checks them.
 import { describe, expect, test } from 'vitest';
 import { inputRuns, type Catalogue } from '../src/template/model.js';
+import { templateJsonSchema } from '../src/template/schema.js';
 import { codes, edit, QUICK, RESEARCH, shipped, shippedCatalogue, TICKET_CLOSE, validate } from './fixtures/templates/helpers.js';
 
 const KITS: Catalogue['kits'] = new Map([
@@ -164,5 +165,18 @@ describe('the shipped templates, with the roles’ kits', () => {
     const t = shipped().find((x) => x.name === 'ticket-close')!;
     const source = edit(edit(t.source, 'over: complete_ticket', 'over: land_workspace'), 'profile: ticket_write', 'profile: read_only');
     expect(validate(source, { name: 'ticket-close', catalogue }).problems.map((p) => `${p.code} ${p.path}`)).toEqual(['ticket.mutation_unproven /nodes/close/role']);
+  });
+});
+
+describe('the JSON Schema states the new keys', () => {
+  test('max_visits on model and builtin nodes, runs on inputs, and what a join waits for', () => {
+    const text = JSON.stringify(templateJsonSchema());
+    const schema = templateJsonSchema() as { properties: { template: { properties: { inputs: { items: { properties: Record<string, { enum?: string[] }> } } } }; nodes: { additionalProperties?: unknown; patternProperties?: Record<string, { anyOf: { properties: Record<string, { minimum?: number }> }[] }> } } };
+    const variants = Object.values(schema.properties.nodes.patternProperties ?? {})[0]?.anyOf ?? [];
+    const withBound = variants.filter((v) => v.properties.max_visits?.minimum === 1);
+    // the model node and every builtin; not the tool node
+    expect(withBound).toHaveLength(variants.length - 1);
+    expect(schema.properties.template.properties.inputs.items.properties.runs?.enum).toEqual(['together', 'each']);
+    expect(text).toContain('a source skipped by its `when:` counts as done');
   });
 });
