@@ -85,8 +85,10 @@ export async function start(env: Record<string, string | undefined> = process.en
     if (err) log.error({ err }, 'stopping after an error');
     else log.info({ signal, ready: app !== null }, 'stopping');
     if (!app) return;
+    const since = Date.now();
     startDrain?.();
     await app.close();
+    log.info({ ms: Date.now() - since }, 'stopped');
   });
   // Another server took the root after this one stalled past the stale bound,
   // or the lock was deleted: every write from here on could land in a library

@@ -45,6 +45,19 @@ test('SIGKILL, then a new server on the same root starts', async () => {
   }
 });
 
+test('a server whose lock is deleted under it logs "root lock lost" and exits 1', async () => {
+  const root = join(dir, 'lib');
+  const s = await startServer(root, dir);
+  try {
+    await rm(join(root, LOCK), { recursive: true });
+    // found at the next touch, within the 2 s refresh
+    expect(await s.exited).toBe(1);
+    expect(s.stdout()).toContain('root lock lost');
+  } finally {
+    await killHard(s);
+  }
+});
+
 const UNSHARE = ['--user', '--map-root-user', '--pid', '--fork', '--mount-proc', '--kill-child'];
 const canUnshare = spawnSync('unshare', [...UNSHARE, 'true']).status === 0;
 

@@ -27,6 +27,10 @@ export type { LockHolder } from './lock-holder.js';
  * the one remover that still sees that nonce can do — and then the folder,
  * now empty. proper-lockfile's rmdir is given that same rule, which makes its
  * own takeover a no-op. Exactly one of any number of starters wins.
+ *
+ * proper-lockfile's refresh timer is unref'd: a held lock never keeps a
+ * process alive. The timers of a starter's wait are not: a server waiting
+ * for a lock has nothing else keeping it running.
  */
 export const LOCK_FILE = '.desk-library.lock';
 
