@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { main } from '../src/cli.js';
 import { canonicalJson } from '../src/library/canonical.js';
+import { API, fixture as httpFixture } from './http-fixture.js';
 import { fixture, rejection } from './library-helpers.js';
 
 /** Closes a ticket with a read_only node: only its role's kit can make it mutate tickets. No proof. */
@@ -94,5 +95,42 @@ describe('the command line checks kits too', () => {
     await writeFile(join(fx.root, 'roles', 'ticket_close', 'kit.json'), canonicalJson({ tools: ['tickets.read'] }));
     out.length = 0;
     expect(await main(['validate', '--library', fx.root, file], io)).toBe(0);
+  });
+});
+
+describe('over HTTP, the card answers what the rules read', () => {
+  test('kit tools in touches, loops with their bounds, max_visits, runs; a reserved name is a 422', async () => {
+    const fx = await httpFixture();
+    const app = await fx.open();
+    try {
+      const LOOPED = `template:
+  name: looped
+  purpose: work until the checks pass
+  inputs:
+    - { name: items, type: list }
+  entry: work
+  inlet: start
+version: 1
+nodes:
+  work: { type: model, role: worker, profile: read_only, inlets: [start, revise], max_visits: 3 }
+  checks: { type: builtin, builtin: checks }
+cords:
+  - { from: work.done, to: checks.in }
+  - { from: checks.failed, to: work.revise }
+`;
+      const put = await app.inject({ method: 'PUT', url: `${API}/templates/looped`, payload: { source: LOOPED } });
+      expect(put.statusCode).toBe(200);
+      const card = (await app.inject({ url: `${API}/templates/looped` })).json().card;
+      // the fixture's worker kit grants shell.run
+      expect(card.nodes.find((n: { id: string }) => n.id === 'work')).toMatchObject({ touches: ['workspace.read', 'tickets.read', 'shell.run'], max_visits: 3 });
+      expect(card.loops).toEqual([{ cycle: ['work', 'checks', 'work'], nodes: ['work', 'checks'], bounds: [{ node: 'work', max_visits: 3 }], bounded: true }]);
+      expect(card.header.inputs[0]).toMatchObject({ name: 'items', runs: 'together' });
+      const reserved = await app.inject({ method: 'PUT', url: `${API}/templates/shipped`, payload: { source: LOOPED.replace('name: looped', 'name: shipped') } });
+      expect(reserved.statusCode).toBe(422);
+      expect(reserved.json().problems.map((p: { code: string }) => p.code)).toEqual(['name.reserved']);
+    } finally {
+      await app.close();
+      await fx.cleanup();
+    }
   });
 });
