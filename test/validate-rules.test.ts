@@ -42,6 +42,13 @@ describe('may mutate tickets', () => {
     expect(mutation(UNPROVEN).map((p) => p.path)).toEqual(['/nodes/close/profile']);
   });
 
+  test('a kit granting workspace.write makes writes: false dishonest; a kit that reads does not', () => {
+    const source = graph(model('a'), '  []\n');
+    const kits = (tools: string[]) => ({ catalogue: { ...withKits.catalogue, kits: new Map([['worker', tools]]) } });
+    expect(codes(validate(source, kits(['workspace.write'])).problems)).toEqual(['declare.writes']);
+    expect(codes(validate(source, kits(['workspace.read'])).problems)).toEqual([]);
+  });
+
   test("what a node can touch includes its role kit's tools, after the profile's, once each", () => {
     const t = validate(TICKET_CLOSE, withKits).template;
     const close = t?.nodes.find((n) => n.id === 'close');
