@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DeskError, ERROR_CODES, type ErrorCode, isDeskError } from '../errors.js';
+import { drainBody } from './drain-body.js';
 
 export const PROBLEM_JSON = 'application/problem+json';
 
@@ -57,12 +58,22 @@ export function toProblem(err: unknown): ProblemDetails {
   // Invalid JSON reaches us as a SyntaxError with statusCode 400 on some paths.
   if (err instanceof SyntaxError && fe.statusCode === 400) return problemDetails('bad_request', 'the body is not valid JSON');
   if (fe.statusCode === 408) return problemDetails('request_timeout', 'the request took too long');
+  if (clientAborted(fe)) return problemDetails('bad_request', 'the client closed the connection before its body ended');
   // Any other fastify error that blames the request (a bad URL, a bad header):
   // still the client's, never a 500.
   if (fe.code?.startsWith('FST_') && fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) {
     return problemDetails('bad_request', 'the request is not well formed');
   }
   return problemDetails('internal', 'the service failed to answer; the error is in its log');
+}
+
+/**
+ * The client went away while sending its body: Node's request stream fails
+ * with `aborted` (ECONNRESET) and fastify's body reader passes that on. It is
+ * the client's doing, like a timeout, not the service's.
+ */
+function clientAborted(fe: Partial<FastifyError>): boolean {
+  return fe.code === 'ECONNRESET' || fe.message === 'aborted';
 }
 
 /** Fixed details: fastify's messages are fine but we keep every detail ours. */
@@ -109,12 +120,18 @@ export function errorCodeOf(req: FastifyRequest): ErrorCode | undefined {
 
 /** Installs the error and not-found handlers on the root instance. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const body = toProblem(err);
     answeredCodes.set(req, body.code);
     // A refusal is the client's business and shows in the request's own line;
     // an internal error needs its stack, which only the log may hold.
     if (body.status >= 500) req.log.error({ err }, 'request failed');
+    // no answer reaches a client that went away, so no request line follows: this is its one line
+    else if (clientAborted(err as Partial<FastifyError>)) {
+      req.log.info({ method: req.method, url: req.url, who: req.ip }, 'client closed the connection mid-body');
+    }
+    // a refusal before the body was read: read it first, so the client sees the answer (drain-body.ts)
+    await drainBody(req.raw);
     return sendProblem(reply, body);
   });
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
