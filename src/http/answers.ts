@@ -4,25 +4,7 @@
  * keeps anything.
  */
 import type { FastifyReply } from 'fastify';
-import type { RoleEntry, TemplateDetail, TemplateEntry } from '../library/types.js';
-
-export function summary(e: TemplateEntry) {
-  return {
-    name: e.name,
-    purpose: e.purpose,
-    shipped: e.shipped,
-    read_only: e.read_only,
-    state: e.state,
-    edited_outside: e.edited_outside,
-    ticket: e.ticket,
-    writes: e.writes,
-    closes_ticket: e.closes_ticket,
-    base: e.base,
-    valid: e.valid,
-    errors: e.errors,
-    warnings: e.warnings,
-  };
-}
+import type { RoleEntry, TemplateDetail } from '../library/types.js';
 
 /** A template's answer; `d` carries its card (the library builds it when asked: `{ card: true }`). */
 export function templateAnswer(d: TemplateDetail) {

@@ -92,23 +92,50 @@ export function readTemplate(ctx: LibraryContext, name: string, folder: Folder):
 
 const UNREADABLE: TemplateOutline = { valid: false, purpose: null, base: null, ticket: false, writes: false, closes_ticket: false, errors: 1, warnings: 0 };
 
+/** One object of one shape per listed template (a literal, not spreads: thousands are made per list). */
+function entryOf(f: TemplateFacts, o: TemplateOutline): TemplateEntry {
+  return {
+    name: f.name,
+    state: f.state,
+    shipped: f.shipped,
+    read_only: f.read_only,
+    edited_outside: f.edited_outside,
+    hash: f.hash,
+    etag: f.etag,
+    valid: o.valid,
+    purpose: o.purpose,
+    base: o.base,
+    ticket: o.ticket,
+    writes: o.writes,
+    closes_ticket: o.closes_ticket,
+    errors: o.errors,
+    warnings: o.warnings,
+  };
+}
+
+/** A stat of `file` in the folder when the look listed it, else null (not there: no stat needed). */
+function statIn(folder: NonNullable<Look['templates']>, file: string): BigIntStats | null {
+  return folder.entries.has(file) ? lstatSyncOrNull(`${folder.dir}/${file}`) : null;
+}
+
 /** A template as the list shows it: from the kept facts when its files' stats prove them, else read. */
 function listed(ctx: LibraryContext, name: string, l: Look): TemplateEntry | null {
   const folder = l.templates;
   if (folder && !ctx.readOnly.has(name)) {
-    const files = [`${name}.yaml`, `.${name}.shipped`, templateIntentFile(name)];
-    if (files.some((f) => folder.entries.has(f))) {
-      const stats = files.map((f) => (folder.entries.has(f) ? lstatSyncOrNull(`${folder.dir}/${f}`) : null));
-      const facts = ctx.entries.get(name, stats);
+    const copy = statIn(folder, `${name}.yaml`);
+    const marker = statIn(folder, `.${name}.shipped`);
+    const intent = statIn(folder, templateIntentFile(name));
+    if (copy || marker || intent) {
+      const facts = ctx.entries.get(name, [copy, marker, intent]);
       const outline = facts && ctx.memo.outline(name, facts.hash, l);
-      if (facts && outline) return { ...facts, ...outline };
+      if (facts && outline) return entryOf(facts, outline);
     }
   }
   const r = readTemplate(ctx, name, folder);
   if (!r) return null;
   if (r.stats) ctx.entries.set(name, r.stats, r.readAt, r.facts);
   else ctx.entries.forget(name);
-  return { ...r.facts, ...(r.unreadable ? UNREADABLE : ctx.memo.outlineOf(name, r.source, r.facts.hash, l)) };
+  return entryOf(r.facts, r.unreadable ? UNREADABLE : ctx.memo.outlineOf(name, r.source, r.facts.hash, l));
 }
 
 /** Yield to the event loop after this much synchronous work, so a list of thousands never stalls other requests. */

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Library } from '../../library/types.js';
 import { TemplateAnswerSchema, TemplateListSchema } from '../../schema/templates.js';
-import { ifMatch, precondition, summary, templateAnswer, withEtag } from '../answers.js';
+import { ifMatch, precondition, templateAnswer, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateParams } from '../schemas.js';
 
@@ -35,7 +35,8 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         },
       },
     },
-    async () => ({ templates: (await library.listTemplates()).map(summary) }),
+    // the entries as they are: the response schema writes the fields it declares
+    async () => ({ templates: await library.listTemplates() }),
   );
 
   app.get(
