@@ -108,7 +108,7 @@ describe('a body over the 1 MiB cap', () => {
       body: JSON.stringify({ source }),
     });
     expect(res.status).toBe(413);
-    expect((await res.json()).code).toBe('payload_too_large');
+    expect(((await res.json()) as { code: string }).code).toBe('payload_too_large');
     expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
   });
 });
