@@ -24,6 +24,10 @@ RUN mkdir -p /library && chown node:node /library
 USER node
 VOLUME ["/library"]
 EXPOSE 8787
+# Liveness: GET /api/desk/health on 127.0.0.1:$PORT with DESK_TOKEN as the
+# bearer token (the image has node, not curl); constant time, reads nothing.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
+  CMD ["node", "dist/src/healthcheck.js"]
 # Listening on all interfaces inside the container is refused without
 # DESK_TOKEN (the service checks), so the compose file requires one.
 CMD ["node", "dist/src/server.js"]

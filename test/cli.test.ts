@@ -190,7 +190,7 @@ describe('desk-library serve', () => {
         });
         void exited.then((code) => reject(new Error(`serve exited ${code}: ${err}`)));
       });
-      const health = await fetch(`${base}/api/desk/health`);
+      const health = await fetch(`${base}/api/desk/status`);
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ ok: true, library_root: lib });
       expect(existsSync(join(lib, '.desk-library.lock'))).toBe(true);

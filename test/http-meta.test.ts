@@ -1,6 +1,7 @@
 /** Health, the template JSON Schema and the OpenAPI document. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { App } from '../src/app.js';
+import { type App, buildApp } from '../src/app.js';
+import { openLibrary } from '../src/library/library.js';
 import { API, type Fixture, fixture } from './http-fixture.js';
 
 let fx: Fixture;
@@ -30,11 +31,41 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['post', '/role', ['body']],
   ['get', '/schema/template.json', []],
   ['get', '/health', []],
+  ['get', '/status', []],
 ];
 
 describe('GET /health', () => {
-  test('counts and the library root', async () => {
+  test('liveness: ok and the version, and nothing else', async () => {
     const r = await app.inject({ url: `${API}/health` });
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toEqual({ ok: true, version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+  });
+
+  test('constant time: it never lists the library', async () => {
+    await app.close(); // the root is locked by one library at a time
+    const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+    const lists: string[] = [];
+    const counted = new Proxy(library, {
+      get(target, key, receiver) {
+        if (key === 'listTemplates' || key === 'listRoles') lists.push(key);
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const own = await buildApp({ library: counted, web: false });
+    try {
+      for (let i = 0; i < 3; i++) expect((await own.inject({ url: `${API}/health` })).statusCode).toBe(200);
+      expect(lists).toEqual([]);
+    } finally {
+      await own.close();
+      await library.close();
+      app = await fx.open();
+    }
+  });
+});
+
+describe('GET /status', () => {
+  test('counts and the library root', async () => {
+    const r = await app.inject({ url: `${API}/status` });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toEqual({ ok: true, templates: 3, roles: 2, library_root: expect.stringMatching(/root$/) });
   });

@@ -45,7 +45,7 @@ function run(env: Record<string, string>): Run {
 }
 
 async function health(base: string): Promise<{ ok: boolean; library_root: string | null }> {
-  return (await fetch(`${base}/api/desk/health`)).json() as Promise<{ ok: boolean; library_root: string | null }>;
+  return (await fetch(`${base}/api/desk/status`)).json() as Promise<{ ok: boolean; library_root: string | null }>;
 }
 
 async function listening(r: Run): Promise<string> {

@@ -123,7 +123,7 @@ function newTemplateView(): HTMLElement {
 
 async function banner(): Promise<void> {
   try {
-    const { body } = await call<{ library_root: string | null }>('GET', '/health');
+    const { body } = await call<{ library_root: string | null }>('GET', '/status');
     const el = document.getElementById('root-info');
     if (!el) return;
     el.textContent = body.library_root ? `library: ${body.library_root}` : 'no library root — everything is read-only';

@@ -1,16 +1,39 @@
-/** Liveness and the template JSON Schema (docs/api.md, Service). */
+/** Liveness, the library's status and the template JSON Schema (docs/api.md, Service). */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Library } from '../../library/types.js';
+import { packageRoot } from '../../paths.js';
 import { templateJsonSchema } from '../../template/schema.js';
 import { errorResponses } from '../schemas.js';
 
+/** The package's version, read once: liveness answers it without any I/O. */
+const VERSION = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
 export const metaRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
+  // Liveness for the container's HEALTHCHECK and monitors: constant time, it
+  // reads nothing. Listing (and validating) the library is /status's job.
   app.get(
     '/health',
     {
       schema: {
-        summary: 'Liveness: counts of what the library holds',
+        summary: 'Liveness: the service answers; reads nothing',
+        tags: ['meta'],
+        response: {
+          200: Type.Object({ ok: Type.Literal(true), version: Type.String({ description: "the service's package version" }) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async () => ({ ok: true as const, version: VERSION }),
+  );
+
+  app.get(
+    '/status',
+    {
+      schema: {
+        summary: 'Counts of what the library holds, and its folder; lists the library',
         tags: ['meta'],
         response: {
           200: Type.Object({
