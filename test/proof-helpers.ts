@@ -30,8 +30,8 @@ export function prng(seed: number): () => number {
 /**
  * How much of each proof runs. PROOF_ROUNDS is the crash proof's number of
  * kills; the other proofs scale their runs by the same fraction of the full
- * 50. Unset means the full proofs (`npm run test:proof`); `npm test` sets a
- * few rounds (vitest.config.ts), a short version with fixed seeds.
+ * 50. Unset means the full proofs (`npm run test:proof`); `npm test` sets 3
+ * (vitest.config.ts), a short version with fixed seeds.
  */
 export const FULL_ROUNDS = 50;
 export function proofRounds(): number {
