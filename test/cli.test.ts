@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { killChild, runSync, spawnChild } from './children.js';
 
 // Runs the real bin (bin/desk-library.js → dist/, built by test/global-setup.ts).
 const root = join(import.meta.dirname, '..');
@@ -13,7 +13,7 @@ const fx = (f: string) => join(import.meta.dirname, 'fixtures', 'cli', f);
 const shipped = (name: string) => join(root, 'harness', 'templates', `${name}.yaml`);
 
 function run(...args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  const r = runSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -161,21 +161,12 @@ describe('desk-library serve', () => {
   it('runs the service from the environment, answers health, and stops cleanly on SIGTERM', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'desk-cli-serve-'));
     const lib = join(dir, 'lib');
-    // Its own process group, so the finally below can end it and anything it started.
-    const child = spawn(process.execPath, [bin, 'serve'], {
+    // Its own process group, killed in the finally below or, if the test times out, after the file (test/children.ts).
+    const child = spawnChild(process.execPath, [bin, 'serve'], {
       cwd: dir,
-      detached: true,
       env: { PATH: process.env.PATH ?? '', PORT: '0', DESK_LIBRARY_ROOT: lib, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const killGroup = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    process.once('exit', killGroup);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       let out = '';
@@ -199,8 +190,7 @@ describe('desk-library serve', () => {
       expect(await exited).toBe(0);
       expect(existsSync(join(lib, '.desk-library.lock'))).toBe(false);
     } finally {
-      killGroup();
-      process.removeListener('exit', killGroup);
+      killChild(child);
       await rm(dir, { recursive: true, force: true });
     }
   });

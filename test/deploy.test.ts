@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runSync } from './children.js';
 import { parse } from 'yaml';
 
 // No Docker engine runs here, so the container files are checked by reading
@@ -33,13 +33,13 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.volumes)).toContain(mount!.split(':')[0]);
   });
 
-  const dc = spawnSync('docker-compose', ['version'], { encoding: 'utf8' });
+  const dc = runSync('docker-compose', ['version'], { encoding: 'utf8' });
   it.skipIf(dc.error !== undefined && !process.env.CI)('passes docker-compose config, and fails it without a token', () => {
     const env = { ...process.env, DESK_TOKEN: 'x' };
-    const ok = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], { cwd: root, env, encoding: 'utf8' });
+    const ok = runSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], { cwd: root, env, encoding: 'utf8' });
     expect(ok.status, ok.stderr).toBe(0);
     const { DESK_TOKEN: _, ...noToken } = process.env;
-    const refused = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], {
+    const refused = runSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], {
       cwd: root,
       env: noToken,
       encoding: 'utf8',
@@ -73,7 +73,7 @@ describe('Dockerfile', () => {
       symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
       const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
       for (const project of ['tsconfig.json', 'tsconfig.web.json']) {
-        const r = spawnSync(process.execPath, [tsc, '-p', project], { cwd: dir, encoding: 'utf8' });
+        const r = runSync(process.execPath, [tsc, '-p', project], { cwd: dir, encoding: 'utf8' });
         expect(r.status, r.stdout + r.stderr).toBe(0);
       }
       expect(existsSync(join(dir, 'dist', 'src', 'server.js'))).toBe(true);

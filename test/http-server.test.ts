@@ -3,12 +3,13 @@
  * listen, refuse a second server on the same root, refuse a non-loopback
  * HOST without a token, and stop cleanly on SIGTERM with the lock released.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
+import { killChild, spawnChild } from './children.js';
 
 const SERVER = join(import.meta.dirname, '..', 'dist', 'src', 'server.js');
 let dir: string;
@@ -18,7 +19,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'desk-server-'));
 });
 afterEach(async () => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const c of children.splice(0)) killChild(c);
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -30,7 +31,7 @@ interface Run {
 }
 
 function run(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, [SERVER], {
+  const child = spawnChild(process.execPath, [SERVER], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
