@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -158,6 +158,15 @@ describe('a dead holder never keeps the lock', () => {
     const err = await refusal(acquireRootLock(root, Date.now, { staleMs: HOUR }));
     expect(err).toBeInstanceOf(RootLockedError);
     expect(await readdir(join(root, LOCK_FILE))).toEqual(['notes.txt']);
+  });
+
+  test('a link at the lock path is refused and never followed', async () => {
+    const root = await tempDir();
+    const elsewhere = await tempDir();
+    const nonce = await plant(elsewhere, { pid: 1, host: 'elsewhere.example' }, 60_000);
+    await symlink(join(elsewhere, LOCK_FILE), join(root, LOCK_FILE));
+    expect(await refusal(acquireRootLock(root))).toBeInstanceOf(RootLockedError);
+    expect(await readdir(join(elsewhere, LOCK_FILE))).toEqual([`holder-${nonce}.json`]);
   });
 });
 

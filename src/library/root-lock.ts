@@ -107,25 +107,31 @@ type Seen =
 const code = (e: unknown) => (e as NodeJS.ErrnoException).code;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** What is at the lock path now. The folder is listed before it is stat'ed, so a nonce is never paired with an older lock's mtime. */
+/** lstat, or null when nothing is there. */
+const lstatOrNull = (path: string) => lstat(path).catch((e) => (code(e) === 'ENOENT' ? null : Promise.reject(e)));
+
+/**
+ * What is at the lock path now. A link is never followed (nothing outside the
+ * root is read or removed). The folder is listed before its mtime is read, so
+ * a nonce is never paired with an older lock's mtime; something that changes
+ * meanwhile reads as none, and the next round looks again.
+ */
 async function inspect(path: string): Promise<Seen> {
-  try {
-    const names = await readdir(path);
-    const name = names.find((n) => HOLDER.test(n));
-    const st = await lstat(path);
-    if (!name) return names.length === 0 ? { kind: 'empty' } : { kind: 'odd', what: 'a folder without a holder file' };
-    const holder = parseHolder(await readFile(join(path, name), 'utf8').catch(() => ''));
-    return { kind: 'lock', nonce: HOLDER.exec(name)![1]!, holder, mtimeMs: st.mtimeMs, ino: st.ino };
-  } catch (e) {
-    if (code(e) === 'ENOENT') return { kind: 'none' };
-    if (code(e) !== 'ENOTDIR') throw e;
+  const first = await lstatOrNull(path);
+  if (!first) return { kind: 'none' };
+  if (first.isFile()) {
+    // a lock file of an earlier version ({pid, host, started}), never touched after it was written
+    const holder = parseHolder(await readFile(path, 'utf8').catch(() => ''));
+    return { kind: 'lock', nonce: null, holder, mtimeMs: first.mtimeMs, ino: first.ino };
   }
-  // not a folder: a lock file of an earlier version ({pid, host, started}), never touched after it was written
-  const st = await lstat(path).catch((e) => (code(e) === 'ENOENT' ? null : Promise.reject(e)));
-  if (!st) return { kind: 'none' };
-  if (!st.isFile()) return { kind: 'odd', what: 'neither a folder nor a file' };
-  const holder = parseHolder(await readFile(path, 'utf8').catch(() => ''));
-  return { kind: 'lock', nonce: null, holder, mtimeMs: st.mtimeMs, ino: st.ino };
+  if (!first.isDirectory()) return { kind: 'odd', what: 'neither a folder nor a file' };
+  const names = await readdir(path).catch((e) => (code(e) === 'ENOENT' || code(e) === 'ENOTDIR' ? null : Promise.reject(e)));
+  const st = await lstatOrNull(path);
+  if (!names || !st?.isDirectory()) return { kind: 'none' };
+  const name = names.find((n) => HOLDER.test(n));
+  if (!name) return names.length === 0 ? { kind: 'empty' } : { kind: 'odd', what: 'a folder without a holder file' };
+  const holder = parseHolder(await readFile(join(path, name), 'utf8').catch(() => ''));
+  return { kind: 'lock', nonce: HOLDER.exec(name)![1]!, holder, mtimeMs: st.mtimeMs, ino: st.ino };
 }
 
 const sameLock = (a: Seen, b: Seen) =>
@@ -174,7 +180,15 @@ function removeLockDirSync(path: string, nonce: string): void {
 /** The file system proper-lockfile works through, with this lock's own make and remove (it also runs rmdirSync at process exit). */
 function lockFs(nonce: string, text: string) {
   return {
-    stat: fsCb.stat,
+    // Every look proper-lockfile takes (its refresh's "is it still mine?" above all) checks this
+    // lock's own holder file first: an mtime alone can match another lock's, as its probe rounds
+    // a new lock's mtime to the second, and a refresh would then touch the other lock.
+    stat: (path: string, cb: (err: Error | null, st?: fsCb.Stats) => void) =>
+      fsCb.stat(join(path, holderFile(nonce)), (err) => {
+        if (err && (code(err) === 'ENOENT' || code(err) === 'ENOTDIR')) cb(Object.assign(err, { code: 'ENOENT' }));
+        else if (err) cb(err);
+        else fsCb.stat(path, cb);
+      }),
     utimes: fsCb.utimes,
     realpath: fsCb.realpath,
     mkdir: (path: string, cb: (err: Error | null) => void) => void createLockDir(path, nonce, text).then(() => cb(null), cb),
