@@ -183,7 +183,10 @@ describe('desk-library serve', () => {
       });
       const health = await fetch(`${base}/api/desk/status`);
       expect(health.status).toBe(200);
-      expect(await health.json()).toMatchObject({ ok: true, library_root: lib });
+      expect(await health.json()).toMatchObject({ ok: true });
+      // The root from DESK_LIBRARY_ROOT, as npm start would take it.
+      const status = await fetch(`${base}/api/desk/status`);
+      expect(await status.json()).toMatchObject({ library_root: lib });
       expect(existsSync(join(lib, '.desk-library.lock'))).toBe(true);
 
       child.kill('SIGTERM');
