@@ -7,6 +7,7 @@
  * where only one rule can explain a result, the others are switched off with
  * an hour-long bound.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -158,6 +159,19 @@ describe('a dead holder never keeps the lock', () => {
     const err = await refusal(acquireRootLock(root, Date.now, { staleMs: HOUR }));
     expect(err).toBeInstanceOf(RootLockedError);
     expect(await readdir(join(root, LOCK_FILE))).toEqual(['notes.txt']);
+  });
+
+  test('FIFOs placed by hand are never waited on: at the lock path refused, as a holder file taken over once stale', async () => {
+    const root = await tempDir();
+    execFileSync('mkfifo', [join(root, LOCK_FILE)]);
+    expect(await refusal(acquireRootLock(root))).toBeInstanceOf(RootLockedError);
+    await rm(join(root, LOCK_FILE));
+    await mkdir(join(root, LOCK_FILE));
+    execFileSync('mkfifo', [join(root, LOCK_FILE, `holder-${'b'.repeat(32)}.json`)]);
+    const t = new Date(Date.now() - 60_000);
+    await utimes(join(root, LOCK_FILE), t, t);
+    await (await acquireRootLock(root)).release();
+    expect(await readdir(root)).toEqual([]);
   });
 
   test('a link at the lock path is refused and never followed', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as fsCb from 'node:fs';
-import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lock as properLock } from 'proper-lockfile';
@@ -107,6 +107,19 @@ type Seen =
 const code = (e: unknown) => (e as NodeJS.ErrnoException).code;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A holder file's text, or '' for anything that is not a small regular file (a FIFO is never waited on, a huge file never read). */
+async function readSmall(path: string): Promise<string> {
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fsCb.constants;
+  const fh = await open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch(() => null);
+  if (!fh) return '';
+  try {
+    const st = await fh.stat();
+    return st.isFile() && st.size <= 4096 ? await fh.readFile('utf8') : '';
+  } finally {
+    await fh.close();
+  }
+}
+
 /** lstat, or null when nothing is there. */
 const lstatOrNull = (path: string) => lstat(path).catch((e) => (code(e) === 'ENOENT' ? null : Promise.reject(e)));
 
@@ -121,7 +134,7 @@ async function inspect(path: string): Promise<Seen> {
   if (!first) return { kind: 'none' };
   if (first.isFile()) {
     // a lock file of an earlier version ({pid, host, started}), never touched after it was written
-    const holder = parseHolder(await readFile(path, 'utf8').catch(() => ''));
+    const holder = parseHolder(await readSmall(path));
     return { kind: 'lock', nonce: null, holder, mtimeMs: first.mtimeMs, ino: first.ino };
   }
   if (!first.isDirectory()) return { kind: 'odd', what: 'neither a folder nor a file' };
@@ -130,7 +143,7 @@ async function inspect(path: string): Promise<Seen> {
   if (!names || !st?.isDirectory()) return { kind: 'none' };
   const name = names.find((n) => HOLDER.test(n));
   if (!name) return names.length === 0 ? { kind: 'empty' } : { kind: 'odd', what: 'a folder without a holder file' };
-  const holder = parseHolder(await readFile(join(path, name), 'utf8').catch(() => ''));
+  const holder = parseHolder(await readSmall(join(path, name)));
   return { kind: 'lock', nonce: HOLDER.exec(name)![1]!, holder, mtimeMs: st.mtimeMs, ino: st.ino };
 }
 
