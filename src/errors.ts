@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   invalid_role: { status: 422, title: 'The role is not valid' },
   library_unwritable: { status: 507, title: 'The library folder cannot be written' },
   internal: { status: 500, title: 'Internal error' },
+  shipped_invalid: { status: 500, title: 'A shipped or read-only template is not valid; the service refuses to start' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

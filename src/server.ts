@@ -11,6 +11,7 @@ import closeWithGrace from 'close-with-grace';
 import { pino } from 'pino';
 import { type App, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { isDeskError } from './errors.js';
 import { setRootLockLostHandler } from './library/root-lock.js';
 
 /** How long in-flight work may take to finish after a signal before the process exits 1 anyway (the lock is still removed at exit). */
@@ -114,6 +115,8 @@ export async function start(env: Record<string, string | undefined> = process.en
   } catch (e) {
     // A second server on the same root: the library's RootLockedError names the holder.
     if (e instanceof Error && e.name === 'RootLockedError') fail(e.message);
+    // A broken harness: one line naming each template and problem, no stack.
+    if (isDeskError(e) && e.code === 'shipped_invalid') fail(e.message);
     throw e;
   }
   startDrain = drainOnStop(app.server);

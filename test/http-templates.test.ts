@@ -273,7 +273,7 @@ describe('no library root', () => {
       const r = await a.inject({ method: 'PUT', url: `${API}/templates/alpha`, payload: { source: EDITED } });
       expect(r.statusCode).toBe(409);
       expect(r.json().code).toBe('no_library_root');
-      const h = (await a.inject({ url: `${API}/health` })).json();
+      const h = (await a.inject({ url: `${API}/status` })).json();
       expect(h).toEqual({ ok: true, templates: 3, roles: 2, library_root: null });
     } finally {
       await a.close();

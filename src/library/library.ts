@@ -8,7 +8,7 @@ import { type FaultHook, type FsContext, type OddFile, rootUnwritable } from './
 import { READ_ONLY_TEMPLATES } from './read-only.js';
 import { recoverRoot } from './recovery.js';
 import { acquireRootLock } from './root-lock.js';
-import { loadShipped } from './shipped.js';
+import { checkShipped, loadShipped } from './shipped.js';
 import { roleOps } from './role-ops.js';
 import { templateOps } from './template-ops.js';
 import type { Library } from './types.js';
@@ -54,6 +54,10 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
   const logger = options.logger ?? silent;
   const now = options.now ?? Date.now;
   const shipped = await loadShipped(options.harnessDir ?? defaultHarnessDir);
+  // A broken harness refuses the start before anything is locked or recovered. The read-only
+  // templates are written for the package's own harness (its roles), so they are checked with it.
+  const readOnly = options.readOnlyTemplates ?? READ_ONLY_TEMPLATES;
+  checkShipped(shipped, options.harnessDir === undefined ? readOnly : new Map());
   let fs: FsContext | null = null;
   let lock: Awaited<ReturnType<typeof acquireRootLock>> | null = null;
   /** the errno when the root is read-only for this process (fs-safe.ts rootUnwritable) */

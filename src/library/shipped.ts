@@ -1,6 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DeskError } from '../errors.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
+import { validateTemplate } from '../template/validate.js';
+import { catalogueOf, kitsOf } from './catalogue.js';
 import { roleRevision, sha256Hex } from './markers.js';
 
 /**
@@ -62,4 +65,36 @@ export async function loadShipped(harnessDir: string): Promise<Shipped> {
     roles.set(d.name, { roleMd, kit, revision: roleRevision(roleMd, kit) });
   }
   return { templates, roles };
+}
+
+/**
+ * Refuses to serve a broken harness: every shipped template and every
+ * read-only template code registers must be valid, checked against the
+ * shipped names and roles alone (no operator folder). A broken one would
+ * otherwise be listed `valid: false` and every copy, variant and reset
+ * would start from it. Throws one `shipped_invalid` DeskError whose message
+ * names each invalid template and each of its problems, on one line, so the
+ * server can print it as its one refusal line.
+ */
+export function checkShipped(shipped: Shipped, readOnly: ReadonlyMap<string, string>): void {
+  const catalogue = catalogueOf({
+    shipped: { templates: shipped.templates.keys(), roles: shipped.roles.keys() },
+    readOnly: readOnly.keys(),
+    kits: kitsOf([...shipped.roles].map(([name, r]) => [name, r.kit] as [string, Buffer | null])),
+  });
+  const broken: string[] = [];
+  const check = (label: string, name: string, source: string) => {
+    const v = validateTemplate(source, { name, catalogue });
+    if (v.valid) return;
+    const problems = v.problems.map((p) => {
+      const at = p.line === undefined ? '' : `${p.line}:${p.column ?? 1} `;
+      return `${at}${p.code} ${p.message}`.replace(/\s+/g, ' ');
+    });
+    broken.push(`${label}: ${problems.join('; ')}`);
+  };
+  for (const [name, t] of shipped.templates) check(`templates/${name}.yaml`, name, t.text);
+  for (const [name, source] of readOnly) check(`read-only template '${name}' (src/library/read-only.ts)`, name, source);
+  if (broken.length) {
+    throw new DeskError('shipped_invalid', `the shipped templates are not valid; fix the harness: ${broken.join(' | ')}`, { templates: broken });
+  }
 }
