@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -74,6 +75,30 @@ test(`SIGTERM with ${SAVES} saves in flight on keep-alive sockets: exit 0, lock 
   }
   // a start can take seconds on a busy 2-core machine; STOP_ROUNDS=25 is the issue's count
 }, 30_000 + ROUNDS * 20_000);
+
+test('SIGTERM while a slow client holds a request open (headers sent, body never): exit 0, lock gone', async () => {
+  const root = join(dir, 'lib');
+  const s = await startServer(root, dir);
+  const socket = connect(Number(new URL(s.base).port), '127.0.0.1');
+  try {
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    socket.on('error', () => {});
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    // `100 Continue` is node's sign that it has read the headers: the request is in flight from then on
+    const continued = new Promise<void>((r) => socket.on('data', (d) => String(d).includes('100 Continue') && r()));
+    socket.write(`PUT /api/desk/templates/slow HTTP/1.1\r\nhost: ${new URL(s.base).host}\r\ncontent-type: application/json\r\ncontent-length: 100\r\nexpect: 100-continue\r\n\r\n`);
+    await continued;
+    socket.write('{');
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+    await closed;
+    expect(existsSync(join(root, '.desk-library.lock'))).toBe(false);
+    expect(existsSync(join(root, 'templates', 'slow.yaml'))).toBe(false);
+  } finally {
+    socket.destroy();
+    s.child.kill('SIGKILL');
+  }
+});
 
 test('SIGTERM while the library opens (recovery running): exit 0, "stopping" logged, lock gone', async () => {
   const root = join(dir, 'lib');
