@@ -19,7 +19,7 @@ import { buildApp } from '../src/app.js';
 import { harnessDir } from '../src/paths.js';
 import { lineDiff } from '../src/template/diff.js';
 import { LIMITS } from '../src/template/read.js';
-import { type BenchRow, timeIt } from './table.js';
+import { type BenchRow, median, timeIt } from './table.js';
 
 const GOAL_MS = 50;
 const API = '/api/desk';
@@ -99,10 +99,12 @@ export async function bench(): Promise<BenchRow[]> {
     for (const [what, request] of Object.entries(requests)) {
       // the route's validators and serializers are compiled at its first request: not counted
       await request();
-      let worst = 0;
-      for (let i = 0; i < 10; i++) worst = Math.max(worst, await maxDelayMs(request));
+      const delays: number[] = [];
+      for (let i = 0; i < 10; i++) delays.push(await maxDelayMs(request));
+      const worst = Math.max(...delays);
       rows.push({
-        name: `event-loop delay during a worst-case ${what} at the cap (max of 10)`,
+        // the max is the goal's figure; the median shows how much of it is this shared machine's noise
+        name: `event-loop delay during a worst-case ${what} at the cap (max of 10; median ${round(median(delays))} ms)`,
         value: round(worst),
         unit: 'ms',
         goal: `≤ ${GOAL_MS} ms`,
