@@ -1,5 +1,5 @@
 import type { BigIntStats } from 'node:fs';
-import type { TemplateFacts } from './types.js';
+import type { TemplateEntry, TemplateFacts, TemplateOutline } from './types.js';
 
 /**
  * What the list knows of each operator template without reading it: the
@@ -28,7 +28,7 @@ export interface StatKey {
   ctimeNs: bigint;
 }
 
-interface Slot {
+export interface Slot {
   /** copy, marker, intent; null: not there */
   keys: (StatKey | null)[];
   /** the newest change among them, in ms */
@@ -36,6 +36,8 @@ interface Slot {
   /** when they were read (now(), taken before the reads) */
   readAt: number;
   facts: TemplateFacts;
+  /** the list's entry made from the facts and `outline`: plain data, shared, never changed */
+  shown?: { outline: TemplateOutline; entry: TemplateEntry };
 }
 
 export function statKey(s: BigIntStats): StatKey {
@@ -55,19 +57,27 @@ function same(key: StatKey | null, st: BigIntStats | null): boolean {
 export class EntryCache {
   private readonly slots = new Map<string, Slot>();
 
-  /** The facts kept for `name`, when `stats` (copy, marker, intent as lstat'd now) prove them and they are old enough. */
-  get(name: string, stats: readonly (BigIntStats | null)[]): TemplateFacts | null {
+  /** The slot of `name`, when the stats of its copy, marker and intent (lstat'd now; null: not there) prove its facts, and they are old enough. */
+  get(name: string, copy: BigIntStats | null, marker: BigIntStats | null, intent: BigIntStats | null): Slot | null {
     const slot = this.slots.get(name);
     if (!slot || slot.readAt - slot.changedMs < RACY_MS) return null;
-    for (let i = 0; i < stats.length; i++) if (!same(slot.keys[i]!, stats[i]!)) return null;
-    return slot.facts;
+    const k = slot.keys;
+    return same(k[0]!, copy) && same(k[1]!, marker) && same(k[2]!, intent) ? slot : null;
   }
 
   /** `stats`: of the files read (the open handles'), `readAt` taken before reading them. */
-  set(name: string, stats: readonly (BigIntStats | null)[], readAt: number, facts: TemplateFacts): void {
+  set(name: string, stats: readonly (BigIntStats | null)[], readAt: number, facts: TemplateFacts): Slot {
     let changed = 0;
     for (const s of stats) if (s) changed = Math.max(changed, changedMs(s));
-    this.slots.set(name, { keys: stats.map((s) => s && statKey(s)), changedMs: changed, readAt, facts });
+    const slot: Slot = { keys: stats.map((s) => s && statKey(s)), changedMs: changed, readAt, facts };
+    this.slots.set(name, slot);
+    return slot;
+  }
+
+  /** The slot's entry for this outline: made once while the facts and the memo's outline are the same (thousands per list). */
+  shown(slot: Slot, outline: TemplateOutline, make: (f: TemplateFacts, o: TemplateOutline) => TemplateEntry): TemplateEntry {
+    if (slot.shown?.outline !== outline) slot.shown = { outline, entry: make(slot.facts, outline) };
+    return slot.shown.entry;
   }
 
   forget(name: string): void {

@@ -13,9 +13,36 @@ import type { CatalogueGen } from './validation-memo.js';
  */
 export interface Look extends CatalogueGen {
   /** `<root>/templates` and every entry in it (markers and intents too); null: no such folder */
-  templates: { dir: string; entries: ReadonlySet<string> } | null;
+  templates: TemplatesFolder | null;
   /** the entries of `<root>/roles`, typed (folders, links) */
   roles: { dir: string; entries: Dirent[] } | null;
+}
+
+export interface TemplatesFolder {
+  dir: string;
+  entries: ReadonlySet<string>;
+  /** the names that have `<name>.yaml` here */
+  copies: ReadonlySet<string>;
+  /** the names that have a marker or an intent here (`.<name>.shipped`, `.<name>.intent`): most have neither, and need no stat for them */
+  dotted: ReadonlySet<string>;
+}
+
+/** `.<name>.shipped` and `.<name>.intent` → name. */
+const DOTTED = /^\.(.+)\.(?:shipped|intent)$/;
+
+function templatesFolder(dir: string): TemplatesFolder {
+  const entries = new Set(readdirSync(dir));
+  const copies = new Set<string>();
+  const dotted = new Set<string>();
+  for (const e of entries) {
+    if (e.charCodeAt(0) !== 46) {
+      if (e.endsWith('.yaml')) copies.add(e.slice(0, -5));
+      continue;
+    }
+    const m = DOTTED.exec(e);
+    if (m) dotted.add(m[1]!);
+  }
+  return { dir, entries, copies, dotted };
 }
 
 let generations = 0;
@@ -41,7 +68,8 @@ function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 }
 
 export function look(ctx: LibraryContext): Look {
-  const templates = listed(ctx.fs, 'templates', (d) => new Set(readdirSync(d)));
+  const found = listed(ctx.fs, 'templates', templatesFolder);
+  const templates = found?.entries ?? null;
   const roles = listed(ctx.fs, 'roles', (d) => readdirSync(d, { withFileTypes: true }));
   const catalogue = catalogueOf({
     shipped: { templates: ctx.shipped.templates.keys(), roles: ctx.shipped.roles.keys() },

@@ -5,7 +5,7 @@ import { type Problem, problem } from '../template/problems.js';
 import type { LibraryContext } from './context.js';
 import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync, TEMPLATE_CAP } from './fs-safe.js';
 import { intentMarker, parseTemplateIntent, templateIntentFile } from './intents.js';
-import { look, type Look } from './look.js';
+import { look, type Look, type TemplatesFolder } from './look.js';
 import { etagOf, type Marker, parseMarker, sha256Hex } from './markers.js';
 import { decideState } from './state.js';
 import type { TemplateDetail, TemplateEntry, TemplateFacts, TemplateOutline } from './types.js';
@@ -35,7 +35,7 @@ export interface TemplateRead {
 }
 
 /** The templates folder and its entries (which files are there to read); entries null: open each file (ENOENT when absent). */
-type Folder = { dir: string; entries: ReadonlySet<string> | null } | null;
+type Folder = Pick<TemplatesFolder, 'dir'> & { entries: ReadonlySet<string> | null } | null;
 
 const MISSING: ReadOutcome = { kind: 'missing' };
 
@@ -113,29 +113,30 @@ function entryOf(f: TemplateFacts, o: TemplateOutline): TemplateEntry {
   };
 }
 
-/** A stat of `file` in the folder when the look listed it, else null (not there: no stat needed). */
-function statIn(folder: NonNullable<Look['templates']>, file: string): BigIntStats | null {
-  return folder.entries.has(file) ? lstatSyncOrNull(`${folder.dir}/${file}`) : null;
-}
-
 /** A template as the list shows it: from the kept facts when its files' stats prove them, else read. */
 function listed(ctx: LibraryContext, name: string, l: Look): TemplateEntry | null {
   const folder = l.templates;
   if (folder && !ctx.readOnly.has(name)) {
-    const copy = statIn(folder, `${name}.yaml`);
-    const marker = statIn(folder, `.${name}.shipped`);
-    const intent = statIn(folder, templateIntentFile(name));
-    if (copy || marker || intent) {
-      const facts = ctx.entries.get(name, [copy, marker, intent]);
-      const outline = facts && ctx.memo.outline(name, facts.hash, l);
-      if (facts && outline) return entryOf(facts, outline);
+    const hasCopy = folder.copies.has(name);
+    const dotted = folder.dotted.has(name);
+    if (hasCopy || dotted) {
+      // a marker or intent is stat'd only when the look saw one for this name
+      const copy = hasCopy ? lstatSyncOrNull(`${folder.dir}/${name}.yaml`) : null;
+      const marker = dotted && folder.entries.has(`.${name}.shipped`) ? lstatSyncOrNull(`${folder.dir}/.${name}.shipped`) : null;
+      const intent = dotted && folder.entries.has(templateIntentFile(name)) ? lstatSyncOrNull(`${folder.dir}/${templateIntentFile(name)}`) : null;
+      const kept = ctx.entries.get(name, copy, marker, intent);
+      const outline = kept && ctx.memo.outline(name, kept.facts.hash, l);
+      if (kept && outline) return ctx.entries.shown(kept, outline, entryOf);
     }
   }
   const r = readTemplate(ctx, name, folder);
   if (!r) return null;
-  if (r.stats) ctx.entries.set(name, r.stats, r.readAt, r.facts);
-  else ctx.entries.forget(name);
-  return entryOf(r.facts, r.unreadable ? UNREADABLE : ctx.memo.outlineOf(name, r.source, r.facts.hash, l));
+  const outline = r.unreadable ? UNREADABLE : ctx.memo.outlineOf(name, r.source, r.facts.hash, l);
+  if (!r.stats) {
+    ctx.entries.forget(name);
+    return entryOf(r.facts, outline);
+  }
+  return ctx.entries.shown(ctx.entries.set(name, r.stats, r.readAt, r.facts), outline, entryOf);
 }
 
 /** Yield to the event loop after this much synchronous work, so a list of thousands never stalls other requests. */
