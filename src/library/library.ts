@@ -4,11 +4,14 @@ import { harnessDir as defaultHarnessDir } from '../paths.js';
 import { validateTemplate } from '../template/validate.js';
 import type { LibraryContext, LibraryLogger, WriteGuard } from './context.js';
 import { EntryCache } from './entry-cache.js';
+import { EventBus } from './events.js';
+import { announceWrites } from './events-announce.js';
 import { type FaultHook, type FsContext, type OddFile, rootUnwritable } from './fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './read-only.js';
 import { recoverRoot } from './recovery.js';
 import { acquireRootLock } from './root-lock.js';
 import { checkShipped, loadShipped } from './shipped.js';
+import { roleDelete } from './role-delete.js';
 import { roleOps } from './role-ops.js';
 import { templateOps } from './template-ops.js';
 import type { Library } from './types.js';
@@ -103,10 +106,11 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
       return ctx.fs;
     },
   };
+  const events = new EventBus();
   return {
     root: fs?.root ?? null,
-    ...templateOps(ctx, guard),
-    ...roleOps(ctx, guard),
+    events,
+    ...announceWrites({ ...templateOps(ctx, guard), ...roleOps(ctx, guard), ...roleDelete(ctx, guard) }, events),
     async close() {
       closed = true;
       await queue.idle();

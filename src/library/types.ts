@@ -2,6 +2,7 @@ import type { EntryState } from '../schema/state.js';
 import type { Card } from '../template/card.js';
 import type { Problem } from '../template/problems.js';
 import type { Catalogue, TemplateModel } from '../template/model.js';
+import type { EventBus } from './events.js';
 
 /** The state of every template and role (docs/api.md, States): the one list is src/schema/state.ts. */
 export type { EntryState };
@@ -106,6 +107,10 @@ export interface Library {
   getRole(name: string): Promise<RoleEntry | null>;
   saveRole(name: string, roleMd: string, kit: { tools: string[] } | null, opts?: WriteOptions): Promise<RoleEntry>;
   resetRole(name: string, opts?: WriteOptions): Promise<RoleEntry>;
+  /** deletes a custom role; a built-in role's name is not_custom (reset it instead) */
+  deleteRole(name: string, opts?: WriteOptions): Promise<void>;
+  /** what changed: every write above publishes here once it completes (events.ts) */
+  readonly events: EventBus;
   /** finishes in-flight writes and releases the root lock */
   close(): Promise<void>;
 }
