@@ -5,14 +5,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
+import { proposalCard } from '../../library/proposals-card.js';
 import type { Library, TemplateDetail } from '../../library/types.js';
 import { CardSchema } from '../../schema/card.js';
 import { TemplateDiffSchema } from '../../schema/diff.js';
 import { RebaseAnswerSchema, TemplateName } from '../../schema/templates.js';
-import { buildCard, type CardAgainst } from '../../template/card.js';
+import type { CardAgainst } from '../../template/card.js';
 import { diffTemplates } from '../../template/diff.js';
 import { isTemplateName } from '../../template/names.js';
-import { LIMITS } from '../../template/read.js';
 import { validateTemplate } from '../../template/validate.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateParams } from '../schemas.js';
@@ -119,37 +119,7 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
         response: { 200: Type.Ref(CardSchema), ...errorResponses },
       },
     },
-    async (req) => {
-      const { name, purpose, source } = req.body;
-      const args = purpose === undefined ? { name } : { name, purpose };
-      const catalogue = await library.catalogue();
-      // The save's size cap, before any work: over it the card is the save's refusal (valid: false,
-      // limit.size) with no diff, so a 1 MiB body never reaches the validator or the line diff.
-      if (source.length > LIMITS.sizeBytes || Buffer.byteLength(source, 'utf8') > LIMITS.sizeBytes) {
-        return buildCard(source, args, catalogue, null);
-      }
-      const own = validateTemplate(source, { name, catalogue });
-      const base = own.template?.header.base;
-      // The card diffs against the header's base, else the library template of the same name.
-      const varied = base && isTemplateName(base) ? await library.getTemplate(base) : null;
-      const same = varied ? null : await library.getTemplate(name);
-      // The validations the card asks for: the proposal's is `own` (without the name it only lacks
-      // `name.mismatch`), and the template diffed against is the library's, whose kept typed view
-      // is all the diff reads. At the size cap a validation costs tens of ms; the card asked four.
-      const kept = varied ?? same;
-      const validate: typeof validateTemplate = (src, o) => {
-        if (kept && src === kept.source && src !== source) return { template: kept.model, problems: kept.problems, valid: kept.valid };
-        if (src !== source || o.catalogue !== catalogue) return validateTemplate(src, o);
-        if (o.name === name) return own;
-        const problems = own.problems.filter((p) => p.code !== 'name.mismatch');
-        return { template: own.template, problems, valid: problems.every((p) => p.severity !== 'error') };
-      };
-      const against: CardAgainst | null = varied
-        ? { name: varied.name, kind: 'base', source: varied.source }
-        : same
-          ? { name: same.name, kind: 'template', source: same.source }
-          : null;
-      return buildCard(source, args, catalogue, against, validate);
-    },
+    // one card for a proposal, kept or not (src/library/proposals-card.ts)
+    async (req) => proposalCard(library, req.body),
   );
 };
