@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { App } from '../src/app.js';
 import { HOSTILE_SHAPES } from './fixtures/hostile/shapes.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
-import { call, killHard, type ServerProcess, snapshotTree, startServer } from './proof-helpers.js';
+import { call, fullProof, killHard, type ServerProcess, snapshotTree, startServer } from './proof-helpers.js';
 
 /** The code each shape must be refused with: its reader code, or for a shape the reader accepts, the schema's unknown key. */
 const expectedCode = (s: (typeof HOSTILE_SHAPES)[number]) => s.code ?? 'key.unknown';
@@ -91,7 +91,9 @@ describe('against the real server process', () => {
     const root = join(dir, 'root');
     server = await startServer(root, dir);
     const before = await snapshotTree(root);
-    for (const shape of HOSTILE_SHAPES) {
+    // every shape was refused in the app above; the short version (npm test) sends every third over the socket
+    const sent = fullProof() ? HOSTILE_SHAPES : HOSTILE_SHAPES.filter((_, i) => i % 3 === 0);
+    for (const shape of sent) {
       // health sent while the save is being read; how long a shape may hold the loop is bounded in CPU time above
       const save = call(server.base, 'PUT', '/templates/quick-fix', { source: shape.source() });
       const health = await call(server.base, 'GET', '/health');
