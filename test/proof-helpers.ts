@@ -167,8 +167,9 @@ export async function startServer(root: string, cwd: string, env: Record<string,
     try {
       return await startOnce(root, cwd, env);
     } catch (e) {
-      // another vitest run's global setup may be rewriting dist/ this instant; a real missing module fails every time
-      if (attempt >= 3 || !/ERR_MODULE_NOT_FOUND/.test((e as Error).message)) throw e;
+      // another vitest run's global setup may be rewriting dist/ this instant (a module missing, or one
+      // older than its importer); a real missing module or export fails every time
+      if (attempt >= 3 || !/ERR_MODULE_NOT_FOUND|does not provide an export named/.test((e as Error).message)) throw e;
       await new Promise((r) => setTimeout(r, 3000));
     }
   }
