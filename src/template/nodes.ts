@@ -26,7 +26,12 @@ export interface NodesRead {
   overCap: boolean;
 }
 
-const PLACEHOLDER = /\{\{\s*inputs\.([^{}]*?)\s*\}\}/g;
+/**
+ * `{{inputs.X}}`, spaces allowed inside the braces; group 1 is X. The one
+ * parser of placeholders: the validator checks names with it and the launch
+ * fold (fold.ts) replaces with it. Global: use with matchAll or replace.
+ */
+export const PLACEHOLDER = /\{\{\s*inputs\.([^{}]*?)\s*\}\}/g;
 
 export function readNodes(w: Walk, node: YNode, inputs: ReadonlySet<string>, catalogue: Catalogue): NodesRead {
   const out: NodesRead = { nodes: [], byId: new Map(), overCap: false };

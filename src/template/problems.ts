@@ -71,6 +71,14 @@ export const PROBLEM_CODES = {
   'ticket.mutation_unproven': { severity: 'error', summary: 'a node may mutate tickets with no capability_assert over complete_ticket' },
   'declare.writes': { severity: 'warning', summary: 'writes: false but a node writes the workspace or lands' },
   'declare.closes_ticket': { severity: 'warning', summary: 'closes_ticket: true but no path reaches the ticket_close node' },
+  // Launch codes (src/template/launch.ts): about the inputs a launch preview carries, never about the template.
+  'input.unknown': { severity: 'error', summary: 'a launch input the template does not declare' },
+  'input.missing': { severity: 'error', summary: 'a required launch input with no value and no default (or an empty required list)' },
+  'input.type': { severity: 'error', summary: 'a launch input value, or a list item, of the wrong type' },
+  'input.one_of': { severity: 'error', summary: 'a launch input value not among its one_of values' },
+  'input.looks_like_reference': { severity: 'warning', summary: 'a launch input value that reads like a {{…}} reference; it is folded as literal text' },
+  'input.too_many_runs': { severity: 'error', summary: 'a list that launches one run per item has more items than the run cap' },
+  'input.runs_conflict': { severity: 'error', summary: 'two list inputs both launch one run per item' },
   'file.unreadable': { severity: 'error', summary: 'a library file that cannot be read: a symbolic link (never followed), not a regular file, or an I/O error' },
 } as const satisfies Record<string, { severity: 'error' | 'warning'; summary: string }>;
 
