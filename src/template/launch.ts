@@ -57,10 +57,9 @@ export function previewLaunch(model: TemplateModel, given: Readonly<Record<strin
   const resolved = resolveInputs(model.header.inputs, given, problems);
   const fan = fanOut(model, resolved, problems);
   if (problems.some((p) => p.severity === 'error')) return { ok: false, problems, runs: [] };
-  const runs: LaunchRun[] = [];
   const straddles = new Set<string>();
   const runInputs = fan === null ? [resolved] : fan.items.map((item) => new Map(resolved).set(fan.name, [item]));
-  runInputs.forEach((inputs, index) => runs.push(buildRun(model, inputs, index, straddles)));
+  const runs = runInputs.map((inputs, index) => buildRun(model, inputs, index, straddles));
   for (const name of straddles) {
     // a value already warned for reads like a reference on its own
     if (problems.some((p) => p.code === 'input.looks_like_reference' && inputOf(p.path) === name)) continue;
