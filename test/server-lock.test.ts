@@ -38,7 +38,7 @@ test('SIGKILL, then a new server on the same root starts', async () => {
   try {
     expect(holderOf(root).pid).toBe(second.child.pid);
     second.child.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
+    expect(await second.exited, second.stdout()).toBe(0);
     expect(existsSync(join(root, LOCK))).toBe(false);
   } finally {
     await killHard(second);

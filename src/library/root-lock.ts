@@ -224,6 +224,9 @@ export async function acquireRootLock(root: string, now: () => number = Date.now
   const holder: LockHolder = { pid: process.pid, host: hostname(), started: new Date(now()).toISOString(), ...processIdentity() };
   const nonce = randomBytes(16).toString('hex');
   let previous: Seen | null = null;
+  // A refresh whose checks are on their way when the release removes the holder file finds the
+  // folder changed: that is the release, not a loss, and is not reported.
+  const state = { releasing: false };
   for (let round = 0; round < 8; round++) {
     try {
       const release = await properLock(root, {
@@ -234,10 +237,10 @@ export async function acquireRootLock(root: string, now: () => number = Date.now
         fs: lockFs(nonce, JSON.stringify(holder) + '\n'),
         onCompromised: (err) => {
           ours.delete(nonce);
-          onLost(root, err);
+          if (!state.releasing) onLost(root, err);
         },
       });
-      return makeLock(holder, release);
+      return makeLock(holder, state, release);
     } catch (e) {
       if (code(e) !== 'ELOCKED') throw e;
     }
@@ -265,13 +268,12 @@ export async function acquireRootLock(root: string, now: () => number = Date.now
   throw new RootLockedError(root, previous?.kind === 'lock' ? previous.holder : null);
 }
 
-function makeLock(holder: LockHolder, release: () => Promise<void>): RootLock {
-  let released = false;
+function makeLock(holder: LockHolder, state: { releasing: boolean }, release: () => Promise<void>): RootLock {
   return {
     holder,
     async release() {
-      if (released) return;
-      released = true;
+      if (state.releasing) return;
+      state.releasing = true;
       // ERELEASED: it was lost (onCompromised) and is not ours to remove
       await release().catch((e) => {
         if (code(e) !== 'ERELEASED') throw e;
