@@ -35,7 +35,7 @@ describe('folding as data', () => {
   test('one pass; every {{inputs.…}} left in the text is inside a warned value or flagged as formed with the braces around it', () => {
     fc.assert(
       fc.property(template, fc.tuple(value, value, value), (text, vs) => {
-        const texts = new Map(NAMES.map((n, i) => [n, renderValue(vs[i])]));
+        const texts = new Map<string, string>(NAMES.map((n, i) => [n, renderValue(vs[i])]));
         const folded = foldText(text, texts);
         // one pass: the same as replacing each match once, with the result never read again
         expect(folded.text).toBe(text.replace(PLACEHOLDER, (m, name: string) => texts.get(name) ?? m));
