@@ -10,6 +10,7 @@ import { errorCodeOf, registerErrorHandling } from './http/errors.js';
 import { guardPlugin, serverOptions } from './http/guard.js';
 import { compareRoutes } from './http/routes/compare.js';
 import { metaRoutes } from './http/routes/meta.js';
+import { proposalRoutes } from './http/routes/proposals.js';
 import { roleRoutes } from './http/routes/roles.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { templateRoutes } from './http/routes/templates.js';
@@ -112,6 +113,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
       await api.register(compareRoutes, opts);
       await api.register(roleRoutes, opts);
       await api.register(metaRoutes, opts);
+      await api.register(proposalRoutes, opts);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

@@ -1,0 +1,277 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { DeskError } from '../errors.js';
+import type { ProposalCreate, ProposalSummary } from '../schema/proposals.js';
+import { removeFileDurable, TEMP_PREFIX, writeFileAtomic } from './atomic-write.js';
+import type { LibraryLogger } from './context.js';
+import { type FaultHook, type FsContext, oddType, overCap, readNoFollow, reportOdd, safeDirSync } from './fs-safe.js';
+import { etagOf, sha256Hex } from './markers.js';
+import { formatRecord, parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE, requestProblems, summaryOf } from './proposals-record.js';
+import { withHeaderName } from './proposals-rename.js';
+import { KeyedQueue } from './queue.js';
+import type { Library, WriteOptions } from './types.js';
+
+export interface ProposalStoreOptions {
+  library: Library;
+  /** pino-compatible. Default: logs nothing. */
+  logger?: LibraryLogger;
+  /** Clock in ms, for ids and times. Default: Date.now. */
+  now?: () => number;
+  /** Test hook before every file-system step of a write, as openLibrary's. Default: none. */
+  faults?: FaultHook;
+  /** How many may wait for a decision; the next is too_many_proposals. Default: 500. */
+  maxPending?: number;
+  /** Told after each create and decision (the events stream). Default: none. */
+  onChange?: (kind: 'created' | 'decided', p: ProposalSummary) => void;
+}
+
+export interface ProposalStore {
+  create(p: ProposalCreate): Promise<ProposalRecord>;
+  /** newest first */
+  list(filter: 'pending' | 'decided' | 'all'): Promise<ProposalSummary[]>;
+  pending(): Promise<number>;
+  /** null for an unknown id */
+  get(id: string): Promise<ProposalRecord | null>;
+  /** saves through library.saveTemplate (its 412, 422 and the rest pass through); `name`: under another name */
+  save(id: string, opts: Pick<WriteOptions, 'ifMatch' | 'ifNoneMatch' | 'who'> & { name?: string }): Promise<ProposalRecord>;
+  dismiss(id: string, note: string | null): Promise<ProposalRecord>;
+  /** reads proposals/ once (done by the first call of anything else) and finishes what a crash left */
+  ready(): Promise<void>;
+}
+
+const FOLDER = 'proposals';
+const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
+
+/**
+ * The proposals a conductor makes and the operator decides (docs/api.md,
+ * Proposals), kept one file each under `proposals/` in the library root.
+ *
+ * The folder is read once, at the first call: the root lock makes this
+ * process its only writer, so the index it keeps (each proposal's summary)
+ * stays true, the pending count costs nothing, and the list reads no file.
+ * A file in `proposals/` that is not a record the service wrote — a link, a
+ * FIFO, a folder, one over the cap, torn or hand-made JSON — is logged once
+ * and skipped, never followed, waited on or answered as a 500.
+ *
+ * A save never lies about what landed. Its order: (1) the record is written
+ * with `saving: {name, etag}`, the intent; (2) the template is saved through
+ * the library; (3) the record is written `saved`. Should the process die
+ * between (2) and (3), the next start finds the intent: when the name's
+ * current ETag is the intended one, the template was saved from the proposal
+ * and the record becomes `saved`; otherwise nothing landed and it stays
+ * pending. A failed save (412, 422) drops the intent again.
+ */
+export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
+  const { library } = o;
+  const logger = o.logger ?? silent;
+  const now = o.now ?? Date.now;
+  const max = o.maxPending ?? 500;
+  const index = new Map<string, ProposalSummary>();
+  // one writer at a time: the pending count and each record's status are checked and changed together
+  const queue = new KeyedQueue();
+  const told = new Set<string>();
+  let fs: FsContext | null = null;
+  if (library.root !== null) {
+    fs = {
+      root: library.root,
+      faults: o.faults,
+      report: ({ path, reason }) => {
+        if (told.has(`${path}\0${reason}`)) return;
+        told.add(`${path}\0${reason}`);
+        logger.warn({ path, reason }, 'an odd file in proposals/ is skipped (docs/operations.md)');
+      },
+    };
+  }
+  let loaded: Promise<void> | null = null;
+
+  const iso = () => new Date(now()).toISOString();
+  const path = (id: string) => [FOLDER, `${id}.json`];
+  const writable = (): FsContext => {
+    if (!fs) throw new DeskError('no_library_root', 'the service runs without a library root; proposals are kept under it');
+    return fs;
+  };
+  const write = async (r: ProposalRecord): Promise<void> => {
+    await writeFileAtomic(writable(), path(r.id), formatRecord(r), 'proposal');
+    index.set(r.id, summaryOf(r));
+  };
+
+  async function read(id: string): Promise<ProposalRecord | null> {
+    if (!fs || !index.has(id)) return null;
+    const dir = safeDirSync(fs, [FOLDER]);
+    if (!dir) return null;
+    const r = await readNoFollow(`${dir.dir}/${id}.json`, RECORD_CAP);
+    const rec = r.kind === 'file' ? parseRecord(r.bytes.toString('utf8'), id) : null;
+    if (!rec) {
+      // replaced by hand since the start: no longer a proposal
+      if (r.kind !== 'missing') reportOdd(fs, `${FOLDER}/${id}.json`, r.kind === 'file' ? 'not a proposal record' : r.kind === 'too_large' ? overCap(r.size) : r.reason);
+      index.delete(id);
+      return null;
+    }
+    // a save between its template write and its record write (now, or cut by a crash): shown as it landed
+    const view = await landed(rec);
+    if (view) index.set(id, summaryOf(view));
+    return view ?? rec;
+  }
+
+  async function load(): Promise<void> {
+    if (!fs) return;
+    const dir = safeDirSync(fs, [FOLDER]);
+    if (!dir) return;
+    for (const d of readdirSync(dir.dir, { withFileTypes: true })) {
+      const where = `${FOLDER}/${d.name}`;
+      if (d.name.startsWith(TEMP_PREFIX)) {
+        // a write cut short; the lock makes it ours, and nothing writes before this ends
+        if (d.isFile()) await removeFileDurable(fs, [FOLDER, d.name], 'proposal-tmp-remove').catch(() => {});
+        continue;
+      }
+      const id = RECORD_FILE.exec(d.name)?.[1];
+      const odd = oddType(d);
+      if (!id || odd !== null) {
+        reportOdd(fs, where, odd ?? 'not a proposal file');
+        continue;
+      }
+      const r = await readNoFollow(`${dir.dir}/${d.name}`, RECORD_CAP);
+      if (r.kind !== 'file') {
+        if (r.kind !== 'missing') reportOdd(fs, where, r.kind === 'too_large' ? overCap(r.size) : r.reason);
+        continue;
+      }
+      const rec = parseRecord(r.bytes.toString('utf8'), id);
+      if (!rec) {
+        reportOdd(fs, where, 'not a proposal record');
+        continue;
+      }
+      index.set(id, summaryOf(rec));
+      if (rec.saving) await finishSave(rec);
+    }
+  }
+
+  /** The record as saved when its intent's template is what loads under that name now (the rule above), else null. */
+  async function landed(rec: ProposalRecord): Promise<ProposalRecord | null> {
+    const s = rec.saving;
+    if (!s || rec.status !== 'pending') return null;
+    const current = await library.getTemplate(s.name);
+    if (current?.etag !== s.etag) return null;
+    return { ...rec, status: 'saved', decided_at: s.at, saved_as: s.name, etag: s.etag, saving: null };
+  }
+
+  /** A save the last run did not finish recording (the rule above). */
+  async function finishSave(rec: ProposalRecord): Promise<void> {
+    const s = rec.saving!;
+    const next = (await landed(rec)) ?? { ...rec, saving: null };
+    const done = next.status === 'saved';
+    try {
+      await write(next);
+      logger.warn({ id: rec.id, name: s.name, landed: done }, 'finished a proposal save interrupted before the last stop');
+    } catch (e) {
+      // a read-only root: the record stays as it is, and is shown as it will be once written
+      index.set(rec.id, summaryOf(next));
+      logger.warn({ id: rec.id, err: (e as Error).message }, 'could not record an interrupted proposal save');
+    }
+  }
+
+  const ready = () => (loaded ??= load());
+  const pendingCount = () => [...index.values()].filter((p) => p.status === 'pending').length;
+
+  /** Runs a write once the folder is read, one at a time. */
+  const serial = <T>(task: () => Promise<T>) => ready().then(() => queue.run(FOLDER, task));
+
+  async function undecided(id: string): Promise<ProposalRecord> {
+    const rec = await read(id);
+    if (!rec) throw new DeskError('not_found', `no proposal ${id}`);
+    if (rec.status !== 'pending') throw new DeskError('already_decided', `proposal ${id} is already ${rec.status}`);
+    return rec;
+  }
+
+  function decided(rec: ProposalRecord): ProposalRecord {
+    o.onChange?.('decided', summaryOf(rec));
+    logger.info({ id: rec.id, status: rec.status, name: rec.saved_as ?? rec.name }, 'proposal decided');
+    return rec;
+  }
+
+  return {
+    ready,
+    async pending() {
+      await ready();
+      return pendingCount();
+    },
+    async list(filter) {
+      await ready();
+      const keep = (p: ProposalSummary) => filter === 'all' || (filter === 'pending') === (p.status === 'pending');
+      return [...index.values()].filter(keep).sort((a, b) => (a.id < b.id ? 1 : -1));
+    },
+    async get(id) {
+      await ready();
+      return read(id);
+    },
+    async create(p) {
+      writable();
+      const problems = requestProblems(p.purpose, p.source);
+      if (problems.length) throw new DeskError('invalid_proposal', 'the proposal is not well formed; nothing was kept', { problems });
+      return serial(async () => {
+        const count = pendingCount();
+        if (count >= max) throw new DeskError('too_many_proposals', `${count} proposals wait for a decision; save or dismiss some first`);
+        const t = now();
+        const id = `${Math.max(0, t).toString(36).padStart(9, '0').slice(-9)}-${randomBytes(10).toString('hex')}`;
+        const rec: ProposalRecord = {
+          v: 1,
+          id,
+          status: 'pending',
+          name: p.name,
+          purpose: p.purpose.trim(),
+          from: p.from ?? null,
+          created_at: new Date(t).toISOString(),
+          decided_at: null,
+          saved_as: null,
+          etag: null,
+          note: null,
+          source: p.source,
+          saving: null,
+        };
+        await write(rec);
+        o.onChange?.('created', summaryOf(rec));
+        logger.info({ id, name: p.name }, 'proposal kept');
+        return rec;
+      });
+    },
+    async save(id, opts) {
+      writable();
+      return serial(async () => {
+        const rec = await undecided(id);
+        const name = opts.name ?? rec.name;
+        const bytes = name === rec.name ? rec.source : (withHeaderName(rec.source, name) ?? rec.source);
+        const at = iso();
+        await write({ ...rec, saving: { name, etag: etagOf(sha256Hex(bytes)), at } });
+        let etag: string;
+        try {
+          const w: WriteOptions = {};
+          if (opts.ifMatch !== undefined) w.ifMatch = opts.ifMatch;
+          if (opts.ifNoneMatch !== undefined) w.ifNoneMatch = opts.ifNoneMatch;
+          if (opts.who !== undefined) w.who = opts.who;
+          etag = (await library.saveTemplate(name, bytes, w)).etag;
+        } catch (e) {
+          // nothing landed: drop the intent (should this fail too, the next start drops it)
+          await write(rec).catch(() => {});
+          throw e;
+        }
+        const done: ProposalRecord = { ...rec, status: 'saved', decided_at: at, saved_as: name, etag, saving: null };
+        try {
+          await write(done);
+        } catch (e) {
+          // the template landed, so the proposal is saved: the intent on disk says so to reads and the next start
+          index.set(id, summaryOf(done));
+          logger.error({ id, err: (e as Error).message }, 'a proposal save landed but its record was not written; the intent finishes it');
+        }
+        return decided(done);
+      });
+    },
+    async dismiss(id, note) {
+      writable();
+      return serial(async () => {
+        const rec = await undecided(id);
+        const done: ProposalRecord = { ...rec, status: 'dismissed', decided_at: iso(), note, saving: null };
+        await write(done);
+        return decided(done);
+      });
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Proposals as the routes take and answer them (docs/api.md, Proposals): a
+ * conductor proposes a template, the operator saves or dismisses it. Node-free,
+ * so the page can import their types.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { ProblemSchema } from '../template/problems.js';
+import { CardSchema } from './card.js';
+import { TemplateName } from './templates.js';
+
+/** `<ms since 1970, base36, 9 digits>-<80 random bits, hex>`: sorts by creation, cannot be guessed. */
+export const PROPOSAL_ID = /^[0-9a-z]{9}-[0-9a-f]{20}$/;
+
+export const ProposalId = Type.String({ pattern: PROPOSAL_ID.source, description: 'time-sortable and random; from the create answer' });
+
+export const ProposalStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('saved'), Type.Literal('dismissed')]);
+export type ProposalStatus = Static<typeof ProposalStatusSchema>;
+
+/** The bounds keep a proposal's record small (its source is capped at 128 KiB like a save). */
+export const PROPOSAL_LIMITS = { purpose: 1000, from: 200, note: 2000 } as const;
+
+/** POST /proposals */
+export const ProposalCreateSchema = Type.Object(
+  {
+    name: TemplateName,
+    purpose: Type.String({ maxLength: PROPOSAL_LIMITS.purpose, description: 'one line: why the conductor proposes it' }),
+    source: Type.String({ description: 'the template text; an invalid one is kept and shown as invalid' }),
+    from: Type.Optional(Type.String({ maxLength: PROPOSAL_LIMITS.from, description: 'who proposes it (a conductor, a run)' })),
+  },
+  { additionalProperties: false },
+);
+export type ProposalCreate = Static<typeof ProposalCreateSchema>;
+
+/** POST /proposals/:id/save */
+export const ProposalSaveSchema = Type.Object(
+  { name: Type.Optional(TemplateName) },
+  { additionalProperties: false, description: "`name`: save under another name (the header's name is rewritten to it)" },
+);
+
+/** POST /proposals/:id/dismiss */
+export const ProposalDismissSchema = Type.Object(
+  { note: Type.Optional(Type.String({ maxLength: PROPOSAL_LIMITS.note, description: 'why, for the conductor' })) },
+  { additionalProperties: false },
+);
+
+const Str = Type.Union([Type.String(), Type.Null()]);
+
+/** What the list shows of a proposal: no source, no card. */
+export const ProposalSummarySchema = Type.Object(
+  {
+    id: Type.String(),
+    status: ProposalStatusSchema,
+    name: Type.String({ description: 'the name it was proposed under' }),
+    purpose: Type.String(),
+    from: Str,
+    created_at: Type.String({ description: 'ISO 8601' }),
+    decided_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601; null while pending' }),
+    saved_as: Type.Union([Type.String(), Type.Null()], { description: 'the template name it was saved under; null unless saved' }),
+    etag: Type.Union([Type.String(), Type.Null()], { description: "the saved template's ETag then; null unless saved" }),
+    note: Type.Union([Type.String(), Type.Null()], { description: "the dismissal's note" }),
+  },
+  { additionalProperties: false },
+);
+export type ProposalSummary = Static<typeof ProposalSummarySchema>;
+
+/** One proposal: its summary, its source, and its card against the library as it is now. */
+export const ProposalAnswerSchema = Type.Object(
+  {
+    ...ProposalSummarySchema.properties,
+    source: Type.String(),
+    valid: Type.Boolean({ description: 'the source is valid against the library now' }),
+    problems: Type.Array(Type.Ref(ProblemSchema)),
+    card: Type.Ref(CardSchema),
+  },
+  { additionalProperties: false },
+);
+export type ProposalAnswer = Static<typeof ProposalAnswerSchema>;
+
+/** GET /proposals */
+export const ProposalListSchema = Type.Object({
+  pending: Type.Integer({ minimum: 0, description: 'how many proposals wait for a decision, whatever the filter' }),
+  proposals: Type.Array(ProposalSummarySchema, { description: 'newest first' }),
+});
+export type ProposalList = Static<typeof ProposalListSchema>;
+
+export const ProposalListQuery = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Union([Type.Literal('pending'), Type.Literal('decided'), Type.Literal('all')], { description: 'default pending' }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,303 @@
+/** The proposal routes over a real library on temp folders: every route, every transition, and the refusals. */
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readdir, rm } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { App } from '../src/app.js';
+import { formatRecord, type ProposalRecord } from '../src/library/proposals-record.js';
+import { PROPOSAL_ID } from '../src/schema/proposals.js';
+import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const GAMMA = ALPHA.replaceAll('alpha', 'gamma');
+const EDITED = ALPHA.replace('one worker then a gate', 'one worker, edited');
+const INVALID = GAMMA.replace('profile: read_only', 'profile: everything');
+
+let fx: Fixture;
+let app: App;
+beforeEach(async () => {
+  fx = await fixture();
+  app = await fx.open();
+});
+afterEach(async () => {
+  await app.close();
+  await fx.cleanup();
+});
+
+async function reopen(): Promise<void> {
+  await app.close();
+  app = await fx.open();
+}
+
+const propose = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: `${API}/proposals`, payload: body });
+async function created(name = 'gamma', source = GAMMA, extra: Record<string, unknown> = {}): Promise<string> {
+  const r = await propose({ name, purpose: 'a worker and a gate, proposed', source, ...extra });
+  expect(r.statusCode).toBe(201);
+  return r.json().id;
+}
+const get = (id: string) => app.inject({ url: `${API}/proposals/${id}` });
+const list = (status?: string) => app.inject({ url: `${API}/proposals${status ? `?status=${status}` : ''}` });
+const save = (id: string, headers: Record<string, string> = {}, payload?: Record<string, unknown>) =>
+  payload === undefined
+    ? app.inject({ method: 'POST', url: `${API}/proposals/${id}/save`, headers })
+    : app.inject({ method: 'POST', url: `${API}/proposals/${id}/save`, headers, payload });
+const dismiss = (id: string, note?: string) =>
+  app.inject({ method: 'POST', url: `${API}/proposals/${id}/dismiss`, payload: note === undefined ? {} : { note } });
+const files = async () => (await readdir(fx.at('proposals')).catch(() => [] as string[])).filter((f) => !f.startsWith('.'));
+
+describe('POST /proposals', () => {
+  test('keeps a valid proposal: 201 pending with its card, one record on disk', async () => {
+    const r = await propose({ name: 'gamma', purpose: 'a worker and a gate', source: GAMMA, from: 'conductor-7' });
+    expect(r.statusCode).toBe(201);
+    const p = r.json();
+    expect(p).toMatchObject({ status: 'pending', name: 'gamma', purpose: 'a worker and a gate', from: 'conductor-7', valid: true, problems: [] });
+    expect(p.id).toMatch(PROPOSAL_ID);
+    expect(Number.isNaN(Date.parse(p.created_at))).toBe(false);
+    expect(p.card).toMatchObject({ name: 'gamma', valid: true, diff: null });
+    expect(await files()).toEqual([`${p.id}.json`]);
+    expect(JSON.parse((await fx.read('proposals', `${p.id}.json`))!)).toMatchObject({ id: p.id, status: 'pending', source: GAMMA });
+  });
+
+  test('an invalid template is kept, and its card says why', async () => {
+    const p = (await propose({ name: 'gamma', purpose: 'broken on purpose', source: INVALID })).json();
+    expect(p).toMatchObject({ status: 'pending', valid: false, from: null });
+    expect(p.problems.map((x: { code: string }) => x.code)).toContain('model.profile_unknown');
+  });
+
+  test('a proposal varying a library template carries the diff against it', async () => {
+    const p = (await propose({ name: 'alpha', purpose: 'alpha, edited', source: EDITED })).json();
+    expect(p.card.diff).toMatchObject({ against: { name: 'alpha', kind: 'template' }, identical: false });
+  });
+
+  test.each([
+    ['', 'purpose.empty'],
+    ['   ', 'purpose.empty'],
+    ['two\nlines', 'purpose.multiline'],
+    ['a\r\nb', 'purpose.multiline'],
+  ])('purpose %j is 422 invalid_proposal with %s, nothing kept', async (purpose, code) => {
+    const r = await propose({ name: 'gamma', purpose, source: GAMMA });
+    expect(r.statusCode).toBe(422);
+    expect(r.json()).toMatchObject({ code: 'invalid_proposal', problems: [{ code, path: '/purpose', severity: 'error' }] });
+    expect(await files()).toEqual([]);
+  });
+
+  test('a purpose with a trailing newline only is one line (trimmed), as in a header', async () => {
+    expect((await propose({ name: 'gamma', purpose: 'one line\n', source: GAMMA })).json().purpose).toBe('one line');
+  });
+
+  test('a source over the 128 KiB save cap is 422 limit.size; one at the cap is kept', async () => {
+    const over = `${GAMMA}#${'x'.repeat(128 * 1024)}\n`;
+    const r = await propose({ name: 'gamma', purpose: 'huge', source: over });
+    expect(r.statusCode).toBe(422);
+    expect(r.json()).toMatchObject({ code: 'invalid_proposal', problems: [{ code: 'limit.size', path: '/source' }] });
+    const at = `${GAMMA}#${'x'.repeat(128 * 1024 - GAMMA.length - 2)}\n`;
+    expect(Buffer.byteLength(at)).toBe(128 * 1024);
+    expect((await propose({ name: 'gamma', purpose: 'at the cap', source: at })).statusCode).toBe(201);
+  });
+
+  test('a bad name, an unknown key or a missing purpose is 400', async () => {
+    expect((await propose({ name: 'Gamma', purpose: 'x', source: GAMMA })).json().code).toBe('invalid_name');
+    expect((await propose({ name: 'gamma', purpose: 'x', source: GAMMA, force: true })).json().code).toBe('bad_request');
+    expect((await propose({ name: 'gamma', source: GAMMA })).json().code).toBe('bad_request');
+  });
+
+  test('the 501st pending proposal is 409 too_many_proposals; a decision makes room', async () => {
+    await app.close();
+    const t = Date.parse('2026-01-01T00:00:00Z');
+    for (let i = 0; i < 500; i++) {
+      const id = `${(t + i).toString(36).padStart(9, '0')}-${i.toString(16).padStart(20, '0')}`;
+      const rec: ProposalRecord = {
+        v: 1, id, status: 'pending', name: 'gamma', purpose: 'p', from: null, created_at: new Date(t + i).toISOString(),
+        decided_at: null, saved_as: null, etag: null, note: null, source: GAMMA, saving: null,
+      };
+      await fx.write(formatRecord(rec), 'proposals', `${id}.json`);
+    }
+    app = await fx.open();
+    const full = (await list()).json();
+    expect(full.pending).toBe(500);
+    const r = await propose({ name: 'gamma', purpose: 'one too many', source: GAMMA });
+    expect(r.statusCode).toBe(409);
+    expect(r.json().code).toBe('too_many_proposals');
+    expect((await files()).length).toBe(500);
+    expect((await dismiss(full.proposals[0].id)).statusCode).toBe(200);
+    expect((await propose({ name: 'gamma', purpose: 'now there is room', source: GAMMA })).statusCode).toBe(201);
+  });
+});
+
+test('without a library root, a proposal is 409 no_library_root and the list is empty', async () => {
+  await app.close();
+  await fx.cleanup();
+  fx = await fixture({ root: false });
+  app = await fx.open();
+  const r = await propose({ name: 'gamma', purpose: 'nowhere to keep it', source: GAMMA });
+  expect(r.statusCode).toBe(409);
+  expect(r.json().code).toBe('no_library_root');
+  expect((await list('all')).json()).toEqual({ pending: 0, proposals: [] });
+});
+
+describe('GET /proposals and /proposals/:id', () => {
+  test('filters by status, newest first; pending counts the waiting ones whatever the filter', async () => {
+    const a = await created();
+    const b = await created('delta', GAMMA.replaceAll('gamma', 'delta'));
+    expect((await dismiss(a, 'not now')).statusCode).toBe(200);
+    const ids = (r: { json(): { proposals: { id: string }[] } }) => r.json().proposals.map((p) => p.id);
+    expect(ids(await list())).toEqual([b]);
+    expect(ids(await list('pending'))).toEqual([b]);
+    expect(ids(await list('decided'))).toEqual([a]);
+    expect(ids(await list('all'))).toEqual([b, a].sort().reverse());
+    expect((await list('decided')).json().pending).toBe(1);
+    expect((await list('all')).json().proposals[0]).not.toHaveProperty('card');
+    expect((await list('everything')).statusCode).toBe(400);
+  });
+
+  test('an unknown id is 404 not_found; a malformed one is 400', async () => {
+    const r = await get('000000000-00000000000000000000');
+    expect(r.statusCode).toBe(404);
+    expect(r.json().code).toBe('not_found');
+    expect((await get('..%2F..%2Fetc')).statusCode).toBe(400);
+    expect((await save('000000000-00000000000000000000')).statusCode).toBe(404);
+    expect((await dismiss('000000000-00000000000000000000')).statusCode).toBe(404);
+  });
+
+  test('the card is worked out against the library as it is now', async () => {
+    // a proposal naming a role the library has now; the role goes, and the proposal says so
+    await app.close();
+    await fx.write('# Critic\n', 'roles', 'critic', 'role.md');
+    app = await fx.open();
+    const id = await created('gamma', GAMMA.replace('role: worker', 'role: critic'));
+    expect((await get(id)).json().valid).toBe(true);
+    await app.close();
+    await rm(fx.at('roles', 'critic'), { recursive: true, force: true });
+    app = await fx.open();
+    const now = (await get(id)).json();
+    expect(now.valid).toBe(false);
+    expect(now.problems.map((p: { code: string }) => p.code)).toContain('model.role_unknown');
+  });
+
+  test('a restart (a new library on the same root) still lists them, decided ones too', async () => {
+    const a = await created();
+    const b = await created();
+    expect((await save(a)).statusCode).toBe(200);
+    await reopen();
+    const all = (await list('all')).json();
+    expect(all.pending).toBe(1);
+    expect(Object.fromEntries(all.proposals.map((p: { id: string; status: string }) => [p.id, p.status]))).toEqual({ [a]: 'saved', [b]: 'pending' });
+    expect((await get(a)).json()).toMatchObject({ status: 'saved', saved_as: 'gamma' });
+  });
+
+  test('odd files in proposals/ are skipped: a FIFO, a link, a folder, torn JSON, one over the cap, a stranger', async () => {
+    const id = await created();
+    await app.close();
+    const odd = (n: number) => `${'1'.repeat(9)}-${String(n).padStart(20, '0')}`;
+    execFileSync('mkfifo', [fx.at('proposals', `${odd(1)}.json`)]);
+    execFileSync('ln', ['-s', fx.at('proposals', `${id}.json`), fx.at('proposals', `${odd(2)}.json`)]);
+    execFileSync('mkdir', [fx.at('proposals', `${odd(3)}.json`)]);
+    await fx.write('{"v":1,"id":', 'proposals', `${odd(4)}.json`);
+    await fx.write(' '.repeat(1024 * 1024), 'proposals', `${odd(5)}.json`);
+    await fx.write('hello', 'proposals', 'notes.txt');
+    app = await fx.open();
+    const all = (await list('all')).json();
+    expect(all.proposals.map((p: { id: string }) => p.id)).toEqual([id]);
+    for (const n of [1, 2, 3, 4, 5]) expect((await get(odd(n))).statusCode).toBe(404);
+    expect((await get(id)).statusCode).toBe(200);
+  });
+});
+
+describe('POST /proposals/:id/save', () => {
+  test('saves a new name: the template holds the proposal bytes, the proposal is saved with its ETag', async () => {
+    const id = await created();
+    const r = await save(id, { 'if-none-match': '*' });
+    expect(r.statusCode).toBe(200);
+    const p = r.json();
+    expect(p).toMatchObject({ status: 'saved', saved_as: 'gamma', etag: `"${sha(GAMMA)}"` });
+    expect(Number.isNaN(Date.parse(p.decided_at))).toBe(false);
+    expect(await fx.read('templates', 'gamma.yaml')).toBe(GAMMA);
+    const t = await app.inject({ url: `${API}/templates/gamma` });
+    expect(t.headers.etag).toBe(p.etag);
+    expect((await get(id)).json()).toMatchObject({ status: 'saved', etag: p.etag });
+  });
+
+  test('over a template of that name, with If-Match its current ETag', async () => {
+    const id = await created('alpha', EDITED);
+    const etag = (await app.inject({ url: `${API}/templates/alpha` })).headers.etag as string;
+    const r = await save(id, { 'if-match': etag });
+    expect(r.statusCode).toBe(200);
+    expect(await fx.read('templates', 'alpha.yaml')).toBe(EDITED);
+    expect(r.json().etag).toBe(`"${sha(EDITED)}"`);
+  });
+
+  test('a stale If-Match is 412, nothing written, still pending; a later save succeeds', async () => {
+    const id = await created('alpha', EDITED);
+    const r = await save(id, { 'if-match': `"${sha('something else')}"` });
+    expect(r.statusCode).toBe(412);
+    expect(r.json().code).toBe('precondition_failed');
+    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect((await get(id)).json()).toMatchObject({ status: 'pending', etag: null, decided_at: null });
+    expect(JSON.parse((await fx.read('proposals', `${id}.json`))!).saving).toBeNull();
+    expect((await save(id, { 'if-match': `"${sha(ALPHA)}"` })).statusCode).toBe(200);
+  });
+
+  test('If-None-Match: * on a name that exists is 412 and still pending', async () => {
+    const id = await created('alpha', EDITED);
+    const r = await save(id, { 'if-none-match': '*' });
+    expect(r.statusCode).toBe(412);
+    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect((await get(id)).json().status).toBe('pending');
+  });
+
+  test('an invalid proposal is 422 invalid_template with its problems, nothing written, still pending', async () => {
+    const id = await created('gamma', INVALID);
+    const r = await save(id);
+    expect(r.statusCode).toBe(422);
+    expect(r.json().code).toBe('invalid_template');
+    expect(r.json().problems.map((p: { code: string }) => p.code)).toContain('model.profile_unknown');
+    expect(await fx.read('templates', 'gamma.yaml')).toBeNull();
+    expect((await get(id)).json().status).toBe('pending');
+  });
+
+  test('under another name: the header name is rewritten, every other byte kept', async () => {
+    const id = await created();
+    const r = await save(id, { 'if-none-match': '*' }, { name: 'delta' });
+    expect(r.statusCode).toBe(200);
+    const want = GAMMA.replace('name: gamma', 'name: delta');
+    expect(await fx.read('templates', 'delta.yaml')).toBe(want);
+    expect(await fx.read('templates', 'gamma.yaml')).toBeNull();
+    expect(r.json()).toMatchObject({ status: 'saved', name: 'gamma', saved_as: 'delta', etag: `"${sha(want)}"` });
+  });
+
+  test('a name YAML would read as a number is quoted', async () => {
+    const id = await created();
+    expect((await save(id, {}, { name: '123' })).statusCode).toBe(200);
+    expect(await fx.read('templates', '123.yaml')).toBe(GAMMA.replace('name: gamma', 'name: "123"'));
+  });
+
+  test('deciding twice is 409 already_decided, and changes nothing', async () => {
+    const id = await created();
+    expect((await save(id)).statusCode).toBe(200);
+    const before = await fx.read('proposals', `${id}.json`);
+    for (const r of [await save(id), await dismiss(id, 'too late')]) {
+      expect(r.statusCode).toBe(409);
+      expect(r.json().code).toBe('already_decided');
+    }
+    expect(await fx.read('proposals', `${id}.json`)).toBe(before);
+  });
+});
+
+describe('POST /proposals/:id/dismiss', () => {
+  test('dismisses with a note; nothing is saved', async () => {
+    const id = await created();
+    const r = await dismiss(id, 'use quick-fix instead');
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toMatchObject({ status: 'dismissed', note: 'use quick-fix instead', etag: null, saved_as: null });
+    expect(await fx.read('templates', 'gamma.yaml')).toBeNull();
+    expect((await get(id)).json()).toMatchObject({ status: 'dismissed', note: 'use quick-fix instead' });
+    expect((await dismiss(id)).json().code).toBe('already_decided');
+  });
+
+  test('without a body or a note', async () => {
+    const id = await created();
+    const r = await app.inject({ method: 'POST', url: `${API}/proposals/${id}/dismiss` });
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toMatchObject({ status: 'dismissed', note: null });
+  });
+});
