@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   invalid_template: { status: 422, title: 'The template is not valid' },
   invalid_role: { status: 422, title: 'The role is not valid' },
   invalid_proposal: { status: 422, title: 'The proposal is not well formed' },
+  too_many_subscribers: { status: 503, title: 'Too many event streams are open; try again later' },
   library_unwritable: { status: 507, title: 'The library folder cannot be written' },
   internal: { status: 500, title: 'Internal error' },
   shipped_invalid: { status: 500, title: 'A shipped or read-only template is not valid; the service refuses to start' },

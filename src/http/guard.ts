@@ -76,7 +76,7 @@ const guard: FastifyPluginAsync<GuardOptions> = async (app, options) => {
       throw new DeskError('forbidden_host', 'the Host header does not name this service; see DESK_ALLOWED_HOSTS');
     }
     if (!SAFE_METHODS.has(req.method)) checkOrigin(req, p, extra);
-    if (token !== undefined && isApi(req)) checkToken(req, reply, token);
+    if (token !== undefined && isApi(req)) checkToken(req, reply, token, req.routeOptions.config?.queryToken === true);
     // GET and HEAD bodies are never parsed by fastify; every other method's are.
     if (req.method !== 'GET' && req.method !== 'HEAD' && hasBody(req.headers)) {
       if (!isJsonContentType(req.headers['content-type'])) {
@@ -101,11 +101,24 @@ function checkOrigin(req: FastifyRequest, port: number, extra: readonly Authorit
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
-function checkToken(req: FastifyRequest, reply: FastifyReply, expected: Buffer): void {
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route also takes the token as `?token=` (the events stream:
+     * EventSource cannot send headers). docs/security.md says what it costs.
+     * Default false.
+     */
+    queryToken?: boolean;
+  }
+}
+
+function checkToken(req: FastifyRequest, reply: FastifyReply, expected: Buffer, queryToken: boolean): void {
   const m = BEARER.exec(req.headers.authorization ?? '');
   // Compare digests, not the strings: equal length always, so neither the
   // token's length nor the position of the first wrong byte shows in timing.
   if (m !== null && timingSafeEqual(sha256(m[1]!), expected)) return;
+  const q = queryToken && m === null ? (req.query as Record<string, unknown> | undefined)?.token : undefined;
+  if (typeof q === 'string' && timingSafeEqual(sha256(q), expected)) return;
   reply.header('www-authenticate', m === null ? 'Bearer realm="desk"' : 'Bearer realm="desk", error="invalid_token"');
   throw new DeskError('unauthorized', 'send Authorization: Bearer <DESK_TOKEN>');
 }
@@ -142,6 +155,11 @@ function portReader(app: FastifyInstance, port: number | (() => number)): () => 
 function listenName(host: string | undefined): string[] {
   const h = host?.trim() ?? '';
   return h === '' || h === '0.0.0.0' || h === '::' || h === '[::]' ? [] : [h];
+}
+
+/** The URL as logs show it: a `token` query parameter (the events stream's) is never written down. */
+export function loggedUrl(url: string): string {
+  return url.includes('token=') ? url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]') : url;
 }
 
 export const guardPlugin = fp(guard, { fastify: '5.x', name: 'desk-guard' });

@@ -1,6 +1,6 @@
 /**
- * Role routes (docs/api.md): list, read, and one POST that saves or
- * resets, as the settings page sends them.
+ * Role routes (docs/api.md): list, read, one POST that saves or
+ * resets, as the settings page sends them, and DELETE for a custom role.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -86,6 +86,23 @@ export const roleRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async
       }
       withEtag(reply, role.etag);
       return roleAnswer(role);
+    },
+  );
+
+  app.delete(
+    '/roles/:name',
+    {
+      schema: {
+        summary: 'Delete a custom role; a built-in role is refused with not_custom (reset it instead)',
+        tags: ['roles'],
+        params: RoleParams,
+        headers: Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })) }),
+        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      await library.deleteRole(req.params.name, { ifMatch: ifMatch(req.headers['if-match']), who: req.ip });
+      return reply.code(204).send(null);
     },
   );
 };

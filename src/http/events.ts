@@ -1,0 +1,42 @@
+/**
+ * `GET /api/desk/events` (docs/api.md, Events): what changed in the
+ * library, as Server-Sent Events. Hints only: the ETag stays the guard.
+ * Guarded like every /api route; since EventSource cannot send an
+ * Authorization header, this route also takes the token as `?token=`
+ * (docs/security.md says what that costs).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { DeskError } from '../errors.js';
+import type { Library } from '../library/types.js';
+import type { EventStreams } from './events-stream.js';
+import { errorResponses } from './schemas.js';
+
+export const eventRoutes: FastifyPluginAsyncTypebox<{ library: Library; streams: EventStreams }> = async (app, { streams }) => {
+  app.get(
+    '/events',
+    {
+      config: { queryToken: true },
+      schema: {
+        summary: 'What changed in the library, as Server-Sent Events (text/event-stream)',
+        tags: ['events'],
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ description: 'the bearer token, for EventSource, which cannot send Authorization' })),
+        }),
+        headers: Type.Object({
+          'last-event-id': Type.Optional(Type.String({ description: 'resume after this event; a `resync` event answers an id that cannot be resumed' })),
+        }),
+        response: { ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      if (!streams.hasRoom()) {
+        reply.header('retry-after', '10');
+        throw new DeskError('too_many_subscribers', `at most ${streams.maxSubscribers} event streams may be open at once`);
+      }
+      reply.hijack();
+      streams.open(reply.raw, req.headers['last-event-id']);
+      req.log.info({ method: req.method, url: req.url.split('?')[0], status: 200, who: req.ip }, 'event stream opened');
+    },
+  );
+};
