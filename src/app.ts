@@ -7,10 +7,13 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { errorCodeOf, registerErrorHandling } from './http/errors.js';
-import { guardPlugin, serverOptions } from './http/guard.js';
+import { eventRoutes } from './http/events.js';
+import { type EventStreamOptions, EventStreams } from './http/events-stream.js';
+import { guardPlugin, loggedUrl, serverOptions } from './http/guard.js';
 import { compareRoutes } from './http/routes/compare.js';
 import { launchRoutes } from './http/routes/launch.js';
 import { metaRoutes } from './http/routes/meta.js';
+import { proposalRoutes } from './http/routes/proposals.js';
 import { roleRoutes } from './http/routes/roles.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { templateRoutes } from './http/routes/templates.js';
@@ -42,6 +45,15 @@ export interface AppOptions {
   allowedHosts?: string[];
   /** where the settings page's files are, or false to serve no page; default the package's */
   web?: WebOptions | false;
+  /** the events stream's heartbeat, watch interval and bounds (src/http/events-stream.ts); defaults there */
+  events?: EventStreamOptions;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the open event streams (GET /api/desk/events), for stats */
+    eventStreams: EventStreams;
+  }
 }
 
 export type App = FastifyInstance;
@@ -65,7 +77,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     req.log.info(
       {
         method: req.method,
-        url: req.url,
+        url: loggedUrl(req.url),
         status: reply.statusCode,
         ...(code ? { code } : {}),
         ms: Math.round(reply.elapsedTime),
@@ -83,6 +95,11 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     const opened = library;
     app.addHook('onClose', async () => opened.close());
   }
+
+  const streams = new EventStreams(library, options.events, app.log.child({ component: 'events' }));
+  app.decorate('eventStreams', streams);
+  // preClose, before the server stops taking connections: an open stream would hold server.close() for ever
+  app.addHook('preClose', async () => streams.closeAll());
 
   await app.register(swagger, {
     openapi: {
@@ -114,6 +131,8 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
       await api.register(launchRoutes, opts);
       await api.register(roleRoutes, opts);
       await api.register(metaRoutes, opts);
+      await api.register(proposalRoutes, opts);
+      await api.register(eventRoutes, { ...opts, streams });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },
