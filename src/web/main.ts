@@ -2,6 +2,7 @@ import { ApiError, call, enc } from './api.js';
 import { clear, h } from './dom.js';
 import { skeleton } from './format.js';
 import { libraryView } from './list.js';
+import { proposalsView, refreshProposalCount } from './proposals.js';
 import { rolePage } from './roles.js';
 import { type Tab, TemplatePage } from './template-view.js';
 import type { RoleList } from '../schema/roles.js';
@@ -11,7 +12,7 @@ import { errorText, say, unsay } from './ui.js';
 /**
  * The settings page's router. Views are addressed by the URL hash so each is
  * linkable: `#/` the library, `#/templates/<name>[/card|/diff]`,
- * `#/roles/<name>`, `#/new`.
+ * `#/roles/<name>`, `#/new`, `#/proposals`.
  */
 const main = document.getElementById('main')!;
 let page: TemplatePage | null = null;
@@ -21,7 +22,7 @@ async function templates(): Promise<TemplateSummary[]> {
   return (await call<TemplateList>('GET', '/templates')).body.templates;
 }
 
-export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } | { view: 'template'; name: string; tab: Tab } | { view: 'role'; name: string } {
+export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } | { view: 'proposals' } | { view: 'template'; name: string; tab: Tab } | { view: 'role'; name: string } {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'templates' && parts[1]) {
     const tab = parts[2] === 'card' || parts[2] === 'diff' ? parts[2] : 'source';
@@ -29,6 +30,7 @@ export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } 
   }
   if (parts[0] === 'roles' && parts[1]) return { view: 'role', name: parts[1] };
   if (parts[0] === 'new') return { view: 'new' };
+  if (parts[0] === 'proposals') return { view: 'proposals' };
   return { view: 'library' };
 }
 
@@ -40,6 +42,7 @@ async function route(): Promise<void> {
   }
   page = null;
   unsay();
+  void refreshProposalCount();
   const ticket = Symbol();
   current = ticket;
   clear(main);
@@ -57,6 +60,10 @@ async function route(): Promise<void> {
     } else if (r.view === 'role') {
       view = await rolePage(r.name);
       document.title = `role ${r.name} · desk library`;
+    } else if (r.view === 'proposals') {
+      // after a decision: drawn again, with the header's count
+      view = await proposalsView(() => void route());
+      document.title = 'proposals · desk library';
     } else if (r.view === 'new') {
       view = newTemplateView();
       document.title = 'new template · desk library';

@@ -1,0 +1,202 @@
+import { ApiError, call, enc } from './api.js';
+import { cardView } from './card-view.js';
+import { clear, h } from './dom.js';
+import { unifiedView } from './diff-view.js';
+import type { ProposalAnswer, ProposalList, ProposalSummary } from '../schema/proposals.js';
+import { errorText, say } from './ui.js';
+
+/**
+ * The Proposals view (`#/proposals`): each proposal waiting for a decision
+ * with its card and its diff against what it varies, Save to library (under
+ * its name or another) and Dismiss with a note; then the decided ones. The
+ * header's link shows how many wait (refreshProposalCount).
+ */
+
+/** How many pending proposals are drawn in full; the rest are listed by name. */
+const SHOWN = 20;
+
+/** The header link's count, from the list's `pending`. Quiet on failure: the views report their own errors. */
+export async function refreshProposalCount(): Promise<void> {
+  const link = document.getElementById('proposals-link');
+  const count = document.getElementById('proposals-count');
+  if (!link || !count) return;
+  try {
+    const { body } = await call<ProposalList>('GET', '/proposals?status=pending');
+    count.textContent = body.pending ? String(body.pending) : '';
+    count.hidden = body.pending === 0;
+    link.setAttribute('aria-label', `Proposals, ${body.pending} pending`);
+  } catch {
+    // no count is better than a wrong one
+    count.textContent = '';
+    count.hidden = true;
+  }
+}
+
+/** The ETag of the template of that name now, or null when none loads under it. */
+async function currentEtag(name: string): Promise<string | null> {
+  try {
+    return (await call('GET', `/templates/${enc(name)}`)).etag;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return null;
+    throw e;
+  }
+}
+
+export async function proposalsView(onDecided: () => void): Promise<HTMLElement> {
+  const [pending, decided] = await Promise.all([
+    call<ProposalList>('GET', '/proposals?status=pending'),
+    call<ProposalList>('GET', '/proposals?status=decided'),
+  ]);
+  const waiting = pending.body.proposals;
+  const details = await Promise.all(
+    waiting.slice(0, SHOWN).map(async (p) => {
+      const [{ body }, seen] = await Promise.all([call<ProposalAnswer>('GET', `/proposals/${enc(p.id)}`), currentEtag(p.name)]);
+      return { body, seen };
+    }),
+  );
+  return h(
+    'div',
+    { class: 'proposals' },
+    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / proposals'),
+    h('h2', {}, 'Proposals ', h('span', { class: 'count' }, `${waiting.length} pending`)),
+    waiting.length
+      ? h('p', {}, 'Templates a conductor proposed. Nothing is in the library until you save it.')
+      : h('p', { class: 'note' }, 'No proposal is waiting for a decision.'),
+    details.map(({ body, seen }) => proposalArticle(body, seen, onDecided)),
+    waiting.length > SHOWN
+      ? h('p', { class: 'note' }, `${waiting.length - SHOWN} more are waiting; decide these first.`)
+      : null,
+    decided.body.proposals.length
+      ? h(
+          'section',
+          { 'aria-labelledby': 'h-decided' },
+          h('h3', { id: 'h-decided' }, 'Decided'),
+          h('ul', { class: 'rows', 'aria-label': 'Decided proposals' }, decided.body.proposals.map(decidedRow)),
+        )
+      : null,
+  );
+}
+
+function decidedRow(p: ProposalSummary): HTMLElement {
+  const what = p.status === 'saved' ? `saved as ${p.saved_as ?? p.name}` : 'dismissed';
+  return h(
+    'li',
+    { class: 'row', 'data-id': p.id, 'data-status': p.status },
+    h(
+      'div',
+      { class: 'row-main' },
+      p.status === 'saved' && p.saved_as
+        ? h('a', { href: `#/templates/${p.saved_as}`, class: 'name' }, p.name)
+        : h('span', { class: 'name' }, p.name),
+      h('span', { class: `tag proposal-${p.status}` }, what),
+      p.decided_at ? h('span', { class: 'hint' }, new Date(p.decided_at).toLocaleString()) : null,
+    ),
+    h('p', { class: 'purpose' }, p.purpose),
+    p.note ? h('p', { class: 'sentence' }, `Note: ${p.note}`) : null,
+  );
+}
+
+/** One waiting proposal: who and why, the card, the text diff, and the two decisions. */
+function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () => void): HTMLElement {
+  const idBase = `p-${p.id}`;
+  const out = h('div', { class: 'notices', 'aria-live': 'polite' });
+  const nameField = h('input', {
+    id: `${idBase}-name`,
+    value: p.name,
+    required: true,
+    pattern: '[a-z0-9][a-z0-9\\-]{0,63}',
+    autocomplete: 'off',
+  });
+  const noteField = h('input', { id: `${idBase}-note`, autocomplete: 'off', maxlength: 2000 });
+  const saveButton = h('button', { type: 'submit', class: 'primary' }, 'Save to library');
+  const dismissButton = h('button', { type: 'submit' }, 'Dismiss');
+
+  const fail = (e: unknown, what: string) => {
+    clear(out);
+    const stale = e instanceof ApiError && e.status === 412;
+    out.append(
+      h(
+        'p',
+        { class: 'callout error', role: 'alert' },
+        stale ? `Not saved: a template named ${nameField.value.trim()} changed or appeared since this page was loaded. Reload to see it.` : `${what}: ${errorText(e)}`,
+      ),
+    );
+    if (e instanceof ApiError) for (const x of e.problems) out.append(h('p', { class: `problem ${x.severity}` }, h('code', {}, x.code), ' ', x.message));
+  };
+
+  const saveForm = h(
+    'form',
+    { class: 'proposal-save', 'aria-label': `Save ${p.name} to the library` },
+    h('label', { for: `${idBase}-name` }, 'Save as '),
+    nameField,
+    ' ',
+    saveButton,
+  );
+  saveForm.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const name = nameField.value.trim();
+    saveButton.disabled = true;
+    try {
+      // under its own name the ETag read with the page guards the save; under another, the one there now
+      const etag = name === p.name ? seen : await currentEtag(name);
+      await call('POST', `/proposals/${enc(p.id)}/save`, {
+        body: name === p.name ? {} : { name },
+        ...(etag ? { ifMatch: etag } : { ifNoneMatch: '*' as const }),
+      });
+      say(`Saved ${name} to the library.`);
+      onDecided();
+    } catch (e) {
+      saveButton.disabled = false;
+      fail(e, 'Not saved');
+    }
+  });
+
+  const dismissForm = h(
+    'form',
+    { class: 'proposal-dismiss', 'aria-label': `Dismiss ${p.name}` },
+    h('label', { for: `${idBase}-note` }, 'Note for the conductor '),
+    noteField,
+    ' ',
+    dismissButton,
+  );
+  dismissForm.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    dismissButton.disabled = true;
+    const note = noteField.value.trim();
+    try {
+      await call('POST', `/proposals/${enc(p.id)}/dismiss`, { body: note ? { note } : {} });
+      say(`Dismissed the proposal ${p.name}.`);
+      onDecided();
+    } catch (e) {
+      dismissButton.disabled = false;
+      fail(e, 'Not dismissed');
+    }
+  });
+
+  const diff = p.card.diff;
+  return h(
+    'article',
+    { class: `proposal${p.valid ? '' : ' invalid'}`, 'data-id': p.id, 'aria-labelledby': `${idBase}-h` },
+    h(
+      'h3',
+      { id: `${idBase}-h` },
+      h('code', {}, p.name),
+      ' ',
+      p.valid ? null : h('span', { class: 'tag invalid' }, 'invalid'),
+      seen ? h('span', { class: 'tag' }, `replaces the ${p.name} in the library`) : h('span', { class: 'tag' }, 'new name'),
+    ),
+    h('p', { class: 'purpose' }, p.purpose),
+    h('p', { class: 'sentence' }, `Proposed ${p.from ? `by ${p.from} ` : ''}on ${new Date(p.created_at).toLocaleString()}.`),
+    h('div', { class: 'actions' }, saveForm, dismissForm),
+    out,
+    cardView(p.card, { draft: false }),
+    diff && !diff.identical && diff.unified !== null
+      ? h(
+          'details',
+          { class: 'proposal-text-diff' },
+          h('summary', {}, `The text against ${diff.against.name}`),
+          unifiedView(diff.unified, `${p.name} against ${diff.against.name}, as text`),
+        )
+      : null,
+  );
+}

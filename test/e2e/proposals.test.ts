@@ -1,0 +1,106 @@
+/**
+ * The Proposals view in a real browser (Debian's Chromium via playwright-core):
+ * a proposal made through the API shows with its card and the header's count,
+ * is saved or dismissed from the page, and the API then says so.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { browserMissing, buildWeb, launch, type Served, serve } from './harness.js';
+
+const missing = browserMissing();
+if (missing) console.warn(missing);
+
+describe.skipIf(missing !== null)('proposals view (e2e)', () => {
+  let served: Served;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    buildWeb();
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    served = await serve();
+    page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+  });
+  afterEach(async () => {
+    await page?.close();
+    await served?.close();
+  });
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${served.base}/api/desk${path}`, {
+      method,
+      headers: { origin: served.base, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+  };
+
+  /** quick-fix renamed my-fix, varying quick-fix: a valid proposal with a diff to show. */
+  async function proposeMyFix(): Promise<{ id: string; source: string }> {
+    const qf = (await api('GET', '/templates/quick-fix')).body.source as string;
+    const source = qf.replace(/^ {2}name: quick-fix$/m, '  name: my-fix').replace(/^ {2}base: .*$/m, '  base: quick-fix');
+    const r = await api('POST', '/proposals', { name: 'my-fix', purpose: 'quick-fix for the flaky login test', source, from: 'conductor' });
+    expect(r.status).toBe(201);
+    return { id: r.body.id as string, source };
+  }
+
+  const article = (id: string) => page.locator(`article.proposal[data-id="${id}"]`);
+
+  it('shows a proposal made through the API, saves it from the page, and the API says saved', async () => {
+    const { id, source } = await proposeMyFix();
+    await page.goto(`${served.base}/#/proposals`);
+    await article(id).waitFor();
+    // the header's count, the card and the diff against what it varies
+    await expect.poll(() => page.locator('#proposals-count').textContent()).toBe('1');
+    expect(await page.getByRole('link', { name: 'Proposals, 1 pending' }).count()).toBe(1);
+    expect(await article(id).locator('table.nodes tbody tr').count()).toBeGreaterThan(0);
+    expect(await article(id).getByRole('region', { name: 'What changed against quick-fix' }).count()).toBe(1);
+
+    await article(id).getByRole('button', { name: 'Save to library' }).click();
+    await expect.poll(async () => (await api('GET', `/proposals/${id}`)).body.status).toBe('saved');
+    const saved = (await api('GET', `/proposals/${id}`)).body;
+    expect(saved.saved_as).toBe('my-fix');
+    expect(readFileSync(join(served.root, 'templates', 'my-fix.yaml'), 'utf8')).toBe(source);
+    // the view is drawn again: nothing waits, the decided list names it, the count is gone
+    await page.getByText('No proposal is waiting for a decision.').waitFor();
+    await page.locator(`ul[aria-label="Decided proposals"] > li[data-id="${id}"][data-status="saved"]`).waitFor();
+    expect(await page.locator('#proposals-count').isHidden()).toBe(true);
+  });
+
+  it('saves under another name, and dismisses another with a note', async () => {
+    const a = await proposeMyFix();
+    const b = await proposeMyFix();
+    await page.goto(`${served.base}/#/proposals`);
+    await article(a.id).waitFor();
+    await article(b.id).waitFor();
+
+    await article(a.id).getByRole('textbox', { name: 'Save as' }).fill('my-fix-2');
+    await article(a.id).getByRole('button', { name: 'Save to library' }).click();
+    await expect.poll(async () => (await api('GET', `/proposals/${a.id}`)).body.saved_as).toBe('my-fix-2');
+    expect(readFileSync(join(served.root, 'templates', 'my-fix-2.yaml'), 'utf8')).toBe(a.source.replace('  name: my-fix', '  name: my-fix-2'));
+
+    await article(b.id).getByRole('textbox', { name: 'Note for the conductor' }).fill('one is enough');
+    await article(b.id).getByRole('button', { name: 'Dismiss' }).click();
+    await expect.poll(async () => (await api('GET', `/proposals/${b.id}`)).body.status).toBe('dismissed');
+    expect((await api('GET', `/proposals/${b.id}`)).body.note).toBe('one is enough');
+  });
+
+  it('a save that meets a template made meanwhile under that name is refused, and the proposal stays pending', async () => {
+    const { id, source } = await proposeMyFix();
+    await page.goto(`${served.base}/#/proposals`);
+    await article(id).waitFor();
+    // another window creates my-fix after the page read the library
+    expect((await api('PUT', '/templates/my-fix', { source })).status).toBe(200);
+    await article(id).getByRole('button', { name: 'Save to library' }).click();
+    await article(id).getByRole('alert').waitFor();
+    expect((await api('GET', `/proposals/${id}`)).body.status).toBe('pending');
+  });
+});
