@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readdir, rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { App } from '../src/app.js';
+import { type App, buildApp } from '../src/app.js';
+import { openLibrary } from '../src/library/library.js';
 import { formatRecord, type ProposalRecord } from '../src/library/proposals-record.js';
 import { PROPOSAL_ID } from '../src/schema/proposals.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
@@ -300,4 +301,31 @@ describe('POST /proposals/:id/dismiss', () => {
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ status: 'dismissed', note: null });
   });
+});
+
+test('the events bus carries proposal.created and proposal.decided {id, status, name, etag, note}', async () => {
+  await app.close();
+  const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+  app = await buildApp({ library, web: false });
+  try {
+    const seen: { type: string; data: unknown }[] = [];
+    library.events.subscribe((e) => {
+      if (e.type.startsWith('proposal.')) seen.push({ type: e.type, data: e.data });
+    });
+    const a = await created();
+    const b = await created();
+    const saved = (await save(a, {}, { name: 'delta' })).json();
+    await dismiss(b, 'one is enough');
+    await save(b); // refused: tells nothing
+    expect(seen).toEqual([
+      { type: 'proposal.created', data: { id: a, status: 'pending', name: 'gamma', etag: null, note: null } },
+      { type: 'proposal.created', data: { id: b, status: 'pending', name: 'gamma', etag: null, note: null } },
+      { type: 'proposal.decided', data: { id: a, status: 'saved', name: 'delta', etag: saved.etag, note: null } },
+      { type: 'proposal.decided', data: { id: b, status: 'dismissed', name: 'gamma', etag: null, note: 'one is enough' } },
+    ]);
+  } finally {
+    await app.close();
+    await library.close();
+    app = await fx.open();
+  }
 });

@@ -58,8 +58,9 @@ function eventData(p: ProposalSummary): ProposalEventData {
 
 export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRouteOptions> = async (app, opts) => {
   const { library } = opts;
-  // the library's own bus when it has one (src/library/events.ts), unless the caller passes another
-  const events = opts.events ?? (library as { events?: ProposalEventSink }).events;
+  // the library's bus (src/library/events.ts), which GET /events streams, unless the caller passes another;
+  // optional, as a stand-in library (test/docs-api.test.ts) has none
+  const events: ProposalEventSink | undefined = opts.events ?? (library.events as typeof library.events | undefined);
   const store = openProposalStore({
     library,
     logger: app.log.child({ component: 'proposals' }),
