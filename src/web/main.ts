@@ -3,6 +3,7 @@ import { clear, h } from './dom.js';
 import { skeleton } from './format.js';
 import { libraryView } from './list.js';
 import { proposalsView, refreshProposalCount } from './proposals.js';
+import { startLive } from './live.js';
 import { rolePage } from './roles.js';
 import { type Tab, TemplatePage } from './template-view.js';
 import type { RoleList } from '../schema/roles.js';
@@ -146,3 +147,40 @@ window.addEventListener('beforeunload', (ev) => {
 });
 void banner();
 void route();
+
+/**
+ * Live updates (live.ts). The open list is drawn again in place — the
+ * filter, its text and focus kept — a beat after the last event of a burst;
+ * an open template is told when its ETag moved elsewhere.
+ */
+let relist: ReturnType<typeof setTimeout> | null = null;
+async function redrawList(): Promise<void> {
+  const ticket = current;
+  const old = main.querySelector('.library');
+  if (!old || parseRoute(location.hash).view !== 'library') return;
+  try {
+    const [t, roles] = await Promise.all([templates(), call<RoleList>('GET', '/roles')]);
+    if (current !== ticket || !old.isConnected) return;
+    const focused = document.activeElement?.id === 'filter' ? (document.activeElement as HTMLInputElement) : null;
+    const caret = focused?.selectionStart ?? null;
+    const view = libraryView(t, roles.body.roles, filter, (f) => {
+      filter = f;
+    });
+    old.replaceWith(view);
+    if (focused) {
+      const box = view.querySelector<HTMLInputElement>('#filter');
+      box?.focus();
+      if (box && caret !== null) box.setSelectionRange(caret, caret);
+    }
+  } catch {
+    // a hint missed: the next event or a reload shows it
+  }
+}
+startLive((e) => {
+  if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'resync') {
+    if (relist) clearTimeout(relist);
+    relist = setTimeout(() => void redrawList(), 100);
+  }
+  if (e.type === 'template.changed' && page?.name === e.data.name) page.changedElsewhere(e.data.etag);
+  if (e.type === 'resync') void page?.recheck();
+});

@@ -1,4 +1,4 @@
-import { ApiError, call, enc } from './api.js';
+import { type Answer, ApiError, call, enc, type RequestOptions } from './api.js';
 import { cardView } from './card-view.js';
 import { add, clear, h } from './dom.js';
 import { Editor, type EditorStatus } from './editor.js';
@@ -34,6 +34,10 @@ export class TemplatePage {
   private saveButton = h('button', { type: 'button', class: 'primary' }, 'Save');
   private saveHint = h('span', { class: 'hint', id: 'save-hint' });
   private diffAgainst = '';
+  /** writes in flight, the ETags they answered, and an event heard meanwhile (changedElsewhere) */
+  private writing = 0;
+  private readonly ours = new Set<string>();
+  private heard: string | null | undefined = undefined;
 
   constructor(
     readonly name: string,
@@ -72,6 +76,57 @@ export class TemplatePage {
     this.renderTabs();
     if (tab === 'card') this.renderCard();
     if (tab === 'diff') void this.renderDiff();
+  }
+
+  /**
+   * An event (live.ts): this template changed, or may have (`null`: the
+   * stream lost track). Our own save's event carries the ETag we hold, so it
+   * says nothing; anything else is said before the user presses Save.
+   */
+  changedElsewhere(etag: string | null): void {
+    // the service writes the event before it answers the write, so our own write's event can come first
+    if (this.writing > 0) {
+      this.heard = etag;
+      return;
+    }
+    if (etag !== null && (etag === this.etag || this.ours.has(etag))) return;
+    if (this.notices.querySelector('.changed-elsewhere')) return;
+    const box = conflictBox(this.name, this.editor.text, {
+      reload: () => void this.refresh('Reloaded the saved version.').then(() => clear(this.notices)),
+      overwrite: () => void this.overwrite(this.editor.text),
+    });
+    box.classList.add('changed-elsewhere');
+    const lead = box.querySelector('p');
+    if (lead) lead.replaceChildren(h('strong', {}, 'This template changed elsewhere'), ' since you opened it (another tab, window or a hand edit). Your text is still in the editor.');
+    clear(this.notices);
+    this.notices.append(box);
+  }
+
+  /** After the stream lost track (a `resync`): compare the ETag the service has now with ours. */
+  async recheck(): Promise<void> {
+    try {
+      const { etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`);
+      this.changedElsewhere(etag);
+    } catch {
+      this.changedElsewhere(null);
+    }
+  }
+
+  /** Every write of this page: what it answers is ours, so the events it causes are not news. */
+  private async write<T>(method: string, path: string, opts: RequestOptions): Promise<Answer<T>> {
+    this.writing += 1;
+    try {
+      const a = await call<T>(method, path, opts);
+      if (a.etag) this.ours.add(a.etag);
+      return a;
+    } finally {
+      this.writing -= 1;
+      if (this.writing === 0 && this.heard !== undefined) {
+        const etag = this.heard;
+        this.heard = undefined;
+        this.changedElsewhere(etag);
+      }
+    }
   }
 
   /** After a write: read the template again so state, card and ETag are the service's. */
@@ -200,7 +255,7 @@ export class TemplatePage {
     this.saveButton.disabled = true;
     clear(this.notices);
     try {
-      await call('PUT', `/templates/${enc(this.name)}`, { body: { source: text }, ifMatch: etag });
+      await this.write('PUT', `/templates/${enc(this.name)}`, { body: { source: text }, ifMatch: etag });
       await this.refresh('Saved.');
     } catch (e) {
       if (e instanceof ApiError && e.status === 412) this.conflict(text);
@@ -235,7 +290,7 @@ export class TemplatePage {
       'Yes, reset',
       async () => {
         try {
-          await call('POST', '/settings/template-reset', { body: { name: this.name }, ifMatch: this.etag });
+          await this.write('POST', '/settings/template-reset', { body: { name: this.name }, ifMatch: this.etag });
           await this.refresh('Reset to shipped.');
         } catch (e) {
           this.failed('Not reset', e);
@@ -246,7 +301,7 @@ export class TemplatePage {
 
   private async acknowledge(): Promise<void> {
     try {
-      await call('POST', '/settings/template-acknowledge', { body: { name: this.name }, ifMatch: this.etag });
+      await this.write('POST', '/settings/template-acknowledge', { body: { name: this.name }, ifMatch: this.etag });
       await this.refresh('Acknowledged today’s shipped version; your copy is kept.');
     } catch (e) {
       this.failed('Not acknowledged', e);
@@ -275,7 +330,7 @@ export class TemplatePage {
   private remove(): void {
     confirmInline(this.notices, `Delete ${this.name}? The file is removed from the library.`, 'Yes, delete', async () => {
       try {
-        await call('DELETE', `/templates/${enc(this.name)}`, { ifMatch: this.etag });
+        await this.write('DELETE', `/templates/${enc(this.name)}`, { ifMatch: this.etag });
         say(`Deleted ${this.name}.`);
         location.hash = '#/';
       } catch (e) {
