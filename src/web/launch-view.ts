@@ -92,7 +92,9 @@ function field(d: Input): Field {
 
   if (d.one_of && d.one_of.length > 0) {
     const select = h('select', { id, 'aria-describedby': describedBy }, h('option', { value: '' }, d.required ? '— choose —' : '(leave out)'));
-    d.one_of.forEach((v, i) => select.append(h('option', { value: String(i), selected: d.default !== undefined && JSON.stringify(v) === JSON.stringify(d.default) }, shown(v))));
+    d.one_of.forEach((v, i) => {
+      select.append(h('option', { value: String(i), selected: d.default !== undefined && JSON.stringify(v) === JSON.stringify(d.default) }, shown(v)));
+    });
     return { name: d.name, el: wrap(select), value: () => (select.value === '' ? undefined : d.one_of?.[Number(select.value)]) };
   }
   if (d.type === 'boolean') {
