@@ -4,11 +4,12 @@ import { add, clear, h } from './dom.js';
 import { Editor, type EditorStatus } from './editor.js';
 import { canRebase, canReset, stateInfo } from './states.js';
 import { conflictBox, fillDiffPanel, rebasePreview } from './template-panels.js';
+import { fillLaunchPanel } from './launch-view.js';
 import type { Card } from '../schema/card.js';
 import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
 import { badge, confirmInline, errorText, say } from './ui.js';
 
-export type Tab = 'source' | 'card' | 'diff';
+export type Tab = 'source' | 'card' | 'diff' | 'launch';
 
 /**
  * One template: header with its state, the actions its state allows, and
@@ -29,7 +30,10 @@ export class TemplatePage {
     source: h('div', { class: 'panel', id: 'panel-source' }),
     card: h('div', { class: 'panel', id: 'panel-card' }),
     diff: h('div', { class: 'panel', id: 'panel-diff' }),
+    launch: h('div', { class: 'panel', id: 'panel-launch' }),
   };
+  /** the ETag the launch form was built for: kept (with what was typed) until the template is read again */
+  private launchFor: string | null | undefined = undefined;
   private readonly tabs = h('nav', { class: 'tabs', 'aria-label': 'Views of the template' });
   private saveButton = h('button', { type: 'button', class: 'primary' }, 'Save');
   private saveHint = h('span', { class: 'hint', id: 'save-hint' });
@@ -61,7 +65,7 @@ export class TemplatePage {
       onStatus: (st) => this.renderSave(st),
     });
     clear(this.el);
-    this.el.append(this.head, this.toolbar, this.notices, this.tabs, this.panels.source, this.panels.card, this.panels.diff);
+    this.el.append(this.head, this.toolbar, this.notices, this.tabs, this.panels.source, this.panels.card, this.panels.diff, this.panels.launch);
     this.panels.source.append(this.editor.el);
     this.render();
   }
@@ -76,6 +80,7 @@ export class TemplatePage {
     this.renderTabs();
     if (tab === 'card') this.renderCard();
     if (tab === 'diff') void this.renderDiff();
+    if (tab === 'launch') this.renderLaunch();
   }
 
   /**
@@ -212,6 +217,7 @@ export class TemplatePage {
       ['source', 'Source', base],
       ['card', 'Card', `${base}/card`],
       ['diff', 'Diff', `${base}/diff`],
+      ['launch', 'Launch preview', `${base}/launch`],
     ];
     for (const [t, label, href] of items) {
       this.tabs.append(h('a', { href, 'aria-current': t === this.tab ? 'page' : null }, label));
@@ -230,6 +236,13 @@ export class TemplatePage {
         },
       }),
     );
+  }
+
+  /** The launch form, built once per saved version: the preview is of the saved template, pinned by its ETag. */
+  private renderLaunch(): void {
+    if (this.launchFor === this.etag && this.panels.launch.firstChild) return;
+    this.launchFor = this.etag;
+    fillLaunchPanel(this.panels.launch, { name: this.name, card: this.detail.card, etag: this.etag });
   }
 
   private async renderDiff(): Promise<void> {
