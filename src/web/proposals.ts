@@ -189,6 +189,24 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     h('p', { class: 'sentence' }, `Proposed ${p.from ? `by ${p.from} ` : ''}on ${new Date(p.created_at).toLocaleString()}.`),
     h('div', { class: 'actions' }, saveForm, dismissForm),
     out,
+    p.problems.length
+      ? h(
+          'ul',
+          { class: 'problems', 'aria-label': `Problems of ${p.name}` },
+          p.problems.map((x) =>
+            h(
+              'li',
+              { class: `problem ${x.severity}`, 'data-code': x.code },
+              h('span', { class: 'sev' }, x.severity),
+              ' ',
+              h('code', { class: 'code-id' }, x.code),
+              x.line ? h('span', { class: 'at' }, ` line ${x.line}`) : null,
+              ' ',
+              h('span', { class: 'msg' }, x.message),
+            ),
+          ),
+        )
+      : null,
     cardView(p.card, { draft: false }),
     diff && !diff.identical && diff.unified !== null
       ? h(

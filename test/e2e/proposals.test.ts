@@ -93,6 +93,18 @@ describe.skipIf(missing !== null)('proposals view (e2e)', () => {
     expect((await api('GET', `/proposals/${b.id}`)).body.note).toBe('one is enough');
   });
 
+  it('an invalid proposal lists its problems; saving it is refused with them and it stays pending', async () => {
+    const qf = (await api('GET', '/templates/quick-fix')).body.source as string;
+    const r = await api('POST', '/proposals', { name: 'quick-fix', purpose: 'a broken profile', source: qf.replace('profile: workspace_write', 'profile: nope') });
+    const id = r.body.id as string;
+    await page.goto(`${served.base}/#/proposals`);
+    await article(id).getByRole('list', { name: 'Problems of quick-fix' }).locator('li[data-code="model.profile_unknown"]').waitFor();
+    await article(id).getByRole('button', { name: 'Save to library' }).click();
+    await article(id).getByRole('alert').waitFor();
+    expect((await api('GET', `/proposals/${id}`)).body.status).toBe('pending');
+    expect((await api('GET', '/templates/quick-fix')).body.state).toBe('shipped');
+  });
+
   it('a save that meets a template made meanwhile under that name is refused, and the proposal stays pending', async () => {
     const { id, source } = await proposeMyFix();
     await page.goto(`${served.base}/#/proposals`);
