@@ -3,7 +3,7 @@
  * 128 KiB size cap. Two shapes: two valid templates whose padding comment
  * lines all differ (what froze the process for seconds before the bound;
  * the linear count refuses it), and the same lines in reverse order (the
- * count lets it through; jsdiff's time budget stops it). Each against the
+ * count lets it through; jsdiff's maxEditLength stops it). Each against the
  * unbounded `createTwoFilesPatch` on the same pair, one run. Then the
  * event-loop delay (perf_hooks.monitorEventLoopDelay, max over the runs) of
  * a worst-case propose and GET …/diff through the app: the goal is that
