@@ -50,7 +50,7 @@ describe('DELETE /roles/:name', () => {
     expect(r.statusCode).toBe(412);
     expect(r.json().code).toBe('precondition_failed');
     expect(await exists(fx.at('roles', 'triager', 'role.md'))).toBe(true);
-    expect(events.filter((e) => e.data.state === null)).toEqual([]);
+    expect(events.filter((e) => e.type === 'role.changed' && e.data.state === null)).toEqual([]);
   });
 
   test('a built-in role is 409 not_custom, edited or not; nothing changes', async () => {

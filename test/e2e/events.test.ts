@@ -27,7 +27,7 @@ describe.skipIf(missing !== null)('live updates (e2e)', () => {
     page = await browser.newPage();
     page.setDefaultTimeout(10_000);
     // the token the page would ask for, already given for this tab
-    await page.addInitScript(() => sessionStorage.setItem('desk-library.token', 'e2e-token'));
+    await page.addInitScript("sessionStorage.setItem('desk-library.token', 'e2e-token')");
   });
   afterEach(async () => {
     await page?.close();
