@@ -2,7 +2,7 @@ import { ApiError, call, enc } from './api.js';
 import { clear, h } from './dom.js';
 import { skeleton } from './format.js';
 import { libraryView } from './list.js';
-import { proposalsView, refreshProposalCount } from './proposals.js';
+import { proposalHint, proposalsView, refreshProposalCount } from './proposals.js';
 import { startLive } from './live.js';
 import { rolePage } from './roles.js';
 import { type Tab, TemplatePage } from './template-view.js';
@@ -183,4 +183,5 @@ startLive((e) => {
   }
   if (e.type === 'template.changed' && page?.name === e.data.name) page.changedElsewhere(e.data.etag);
   if (e.type === 'resync') void page?.recheck();
+  if (e.type === 'proposal.created' || e.type === 'proposal.decided') proposalHint(e.type === 'proposal.created' ? 'created' : 'decided', e.data);
 });

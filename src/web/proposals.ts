@@ -42,7 +42,43 @@ async function currentEtag(name: string): Promise<string | null> {
   }
 }
 
+/** What the events stream says of a proposal (docs/api.md, Proposals). */
+export interface ProposalHint {
+  id: string;
+  status: string;
+  name: string;
+}
+
+let redraw: (() => void) | null = null;
+
+/**
+ * A proposal made or decided elsewhere (the events stream): the header's
+ * count follows; an open view marks a proposal decided in another window and
+ * offers to show new ones, rather than redrawing under the operator's typing.
+ */
+export function proposalHint(kind: 'created' | 'decided', p: ProposalHint): void {
+  void refreshProposalCount();
+  const view = document.querySelector<HTMLElement>('.proposals');
+  if (!view || !redraw) return;
+  const again = redraw;
+  if (kind === 'decided') {
+    const art = view.querySelector<HTMLElement>(`article.proposal[data-id="${CSS.escape(p.id)}"]`);
+    if (!art || art.dataset.decided) return;
+    art.dataset.decided = p.status;
+    for (const b of art.querySelectorAll('button')) b.disabled = true;
+    art.querySelector('.notices')?.append(
+      h('p', { class: 'callout', role: 'status' }, p.status === 'saved' ? `Saved elsewhere as ${p.name}.` : 'Dismissed elsewhere.'),
+    );
+    return;
+  }
+  if (view.querySelector(`article.proposal[data-id="${CSS.escape(p.id)}"]`) || view.querySelector('.proposal-arrived')) return;
+  view.querySelector('h2')?.after(
+    h('p', { class: 'callout proposal-arrived', role: 'status' }, 'A new proposal arrived. ', h('button', { type: 'button', onclick: again }, 'Show it')),
+  );
+}
+
 export async function proposalsView(onDecided: () => void): Promise<HTMLElement> {
+  redraw = onDecided;
   const [pending, decided] = await Promise.all([
     call<ProposalList>('GET', '/proposals?status=pending'),
     call<ProposalList>('GET', '/proposals?status=decided'),

@@ -93,6 +93,20 @@ describe.skipIf(missing !== null)('proposals view (e2e)', () => {
     expect((await api('GET', `/proposals/${b.id}`)).body.note).toBe('one is enough');
   });
 
+  it('follows the events stream: the count and a new proposal arrive, a decision elsewhere is marked', async () => {
+    await page.goto(`${served.base}/#/proposals`);
+    await page.getByText('No proposal is waiting for a decision.').waitFor();
+    expect(await page.locator('#proposals-count').isHidden()).toBe(true);
+    const { id } = await proposeMyFix();
+    await expect.poll(() => page.locator('#proposals-count').textContent()).toBe('1');
+    await page.getByRole('status').getByRole('button', { name: 'Show it' }).click();
+    await article(id).waitFor();
+    expect((await api('POST', `/proposals/${id}/dismiss`, { note: 'from another window' })).status).toBe(200);
+    await article(id).getByText('Dismissed elsewhere.').waitFor();
+    expect(await article(id).getByRole('button', { name: 'Save to library' }).isDisabled()).toBe(true);
+    await expect.poll(() => page.locator('#proposals-count').isHidden()).toBe(true);
+  });
+
   it('an invalid proposal lists its problems; saving it is refused with them and it stays pending', async () => {
     const qf = (await api('GET', '/templates/quick-fix')).body.source as string;
     const r = await api('POST', '/proposals', { name: 'quick-fix', purpose: 'a broken profile', source: qf.replace('profile: workspace_write', 'profile: nope') });
