@@ -26,6 +26,7 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['get', '/templates/{name}/diff', ['params', 'query']],
   ['post', '/templates/{name}/rebase', ['params']],
   ['post', '/templates/propose', ['body']],
+  ['post', '/templates/{name}/launch-preview', ['params', 'body']],
   ['get', '/roles', []],
   ['get', '/roles/{name}', ['params']],
   ['post', '/role', ['body']],
