@@ -179,6 +179,19 @@ describe('GET /events with a token', () => {
   });
 });
 
+describe('the request log', () => {
+  test('never writes a query token down', async () => {
+    const lines: string[] = [];
+    await start({ token: 'sesame', logger: { level: 'info', stream: { write: (l: string) => void lines.push(l) } } });
+    const ok = await listen({}, `${API}/events?token=sesame`);
+    await ok.next((f) => f.event === 'ready');
+    expect((await call(base, 'GET', `${API}/templates?token=sesame&x=1`)).status).toBe(401);
+    await until(() => lines.some((l) => l.includes('"status":401')));
+    expect(lines.join('')).not.toContain('sesame');
+    expect(lines.join('')).toContain('token=[redacted]');
+  });
+});
+
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
   expect(cond()).toBe(true);
