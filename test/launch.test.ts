@@ -59,6 +59,15 @@ describe('input checks, one trigger and one near miss per code', () => {
     expect(r.runs.map((x) => x.inputs.notes)).toEqual([['a'], ['b']]);
   });
 
+  test('input.too_large past the folded size cap, counted before folding; a big value once is fine', () => {
+    const many = modelOf(kinds().replace('prompt: "goal=', `prompt: "${'{{inputs.goal}}'.repeat(2000)} goal=`).replace(', one_of: [fix, explain]', ''));
+    const big = 'x'.repeat(2 ** 20);
+    expect(found({ goal: big }, many)).toEqual(['input.too_large /inputs/goal']);
+    const r = preview({ goal: big }, modelOf(kinds().replace(', one_of: [fix, explain]', '')));
+    expect(r.ok).toBe(true);
+    expect(r.problems).toEqual([]);
+  });
+
   test('every problem at once, in one answer', () => {
     const r = preview({ goal: 'Fix', budget: 'x', dry: 1, colour: 1 });
     expect(r.problems.map((p) => p.code).sort()).toEqual(['input.one_of', 'input.type', 'input.type', 'input.unknown']);
@@ -67,7 +76,7 @@ describe('input checks, one trigger and one near miss per code', () => {
   });
 
   test('the launch codes are the ones listed', () => {
-    const seen = new Set(['input.unknown', 'input.missing', 'input.type', 'input.one_of', 'input.looks_like_reference', 'input.too_many_runs', 'input.runs_conflict']);
+    const seen = new Set(['input.unknown', 'input.missing', 'input.type', 'input.one_of', 'input.looks_like_reference', 'input.too_many_runs', 'input.runs_conflict', 'input.too_large']);
     expect(new Set(LAUNCH_CODES)).toEqual(seen);
   });
 

@@ -8,10 +8,19 @@
  */
 import { foldText, looksLikeReference, renderValue } from './fold.js';
 import { type InputDecl, inputRuns, type TemplateModel } from './model.js';
+import { PLACEHOLDER } from './nodes.js';
 import { type Problem, type ProblemCode, pointer, problem } from './problems.js';
 
 /** At most this many runs from one launch: past it the preview refuses (`input.too_many_runs`). */
 export const MAX_RUNS = 100;
+
+/**
+ * At most this many characters of folded prompt text in one preview, all
+ * runs together. A 1 MiB value folded into a prompt that names it thousands
+ * of times, over 100 runs, would otherwise build gigabytes and end the
+ * process; the quick-fix preview of 100 tickets is about 70 thousand.
+ */
+export const MAX_FOLDED_CHARS = 8 * 2 ** 20;
 
 /** The problem codes a launch reports; the validator never does. */
 export const LAUNCH_CODES = [
@@ -22,6 +31,7 @@ export const LAUNCH_CODES = [
   'input.looks_like_reference',
   'input.too_many_runs',
   'input.runs_conflict',
+  'input.too_large',
 ] as const satisfies readonly ProblemCode[];
 
 export interface LaunchNode {
@@ -56,6 +66,7 @@ export function previewLaunch(model: TemplateModel, given: Readonly<Record<strin
   const problems: Problem[] = [];
   const resolved = resolveInputs(model.header.inputs, given, problems);
   const fan = fanOut(model, resolved, problems);
+  if (!problems.some((p) => p.severity === 'error')) checkSize(model, resolved, fan, problems);
   if (problems.some((p) => p.severity === 'error')) return { ok: false, problems, runs: [] };
   const straddles = new Set<string>();
   const runInputs = fan === null ? [resolved] : fan.items.map((item) => new Map(resolved).set(fan.name, [item]));
@@ -178,11 +189,48 @@ function fanOut(model: TemplateModel, resolved: ReadonlyMap<string, unknown>, pr
   return { name: d.name, items: value };
 }
 
+/** The prompts a run folds: a model node's, a human gate's. */
+function rawPrompt(n: TemplateModel['nodes'][number]): string | undefined {
+  return n.type === 'model' ? n.prompt : n.type === 'builtin' && n.builtin === 'human_gate' ? n.args?.prompt : undefined;
+}
+
+/**
+ * Counts, before any folding, the characters the runs' prompts would hold
+ * (each placeholder's count times its value's length), and refuses past
+ * MAX_FOLDED_CHARS, naming the input that adds the most.
+ */
+function checkSize(model: TemplateModel, resolved: ReadonlyMap<string, unknown>, fan: { name: string; items: unknown[] } | null, problems: Problem[]): void {
+  const uses = new Map<string, number>();
+  let literal = 0;
+  for (const n of model.nodes) {
+    const raw = rawPrompt(n);
+    if (raw === undefined) continue;
+    literal += raw.length;
+    for (const m of raw.matchAll(PLACEHOLDER)) {
+      const name = m[1] ?? '';
+      uses.set(name, (uses.get(name) ?? 0) + 1);
+      literal -= m[0].length;
+    }
+  }
+  const runs = fan === null ? 1 : fan.items.length;
+  const added = new Map<string, number>();
+  for (const [name, count] of uses) {
+    if (!resolved.has(name)) continue;
+    // a fanned-out list gives each run one item: all its items once over the runs
+    const chars = fan?.name === name ? fan.items.reduce<number>((sum, item) => sum + renderValue(item).length, 0) : runs * renderValue(resolved.get(name)).length;
+    added.set(name, count * chars);
+  }
+  const total = runs * literal + [...added.values()].reduce((a, b) => a + b, 0);
+  if (total <= MAX_FOLDED_CHARS) return;
+  const [worst] = [...added].sort((a, b) => b[1] - a[1])[0] ?? [''];
+  problems.push(problem('input.too_large', `the folded prompts would hold ${total} characters, over the ${MAX_FOLDED_CHARS} a preview folds; shorten input '${worst}' or launch fewer runs at once`, pointer(['inputs', worst])));
+}
+
 function buildRun(model: TemplateModel, inputs: ReadonlyMap<string, unknown>, index: number, straddles: Set<string>): LaunchRun {
   // every declared input has a text, an absent optional one empty
   const texts = new Map(model.header.inputs.map((d) => [d.name, renderValue(inputs.get(d.name))]));
   const nodes = model.nodes.map((n): LaunchNode => {
-    const raw = n.type === 'model' ? n.prompt : n.type === 'builtin' && n.builtin === 'human_gate' ? n.args?.prompt : undefined;
+    const raw = rawPrompt(n);
     let prompt: string | null = null;
     if (raw !== undefined) {
       const f = foldText(raw, texts);

@@ -79,6 +79,7 @@ export const PROBLEM_CODES = {
   'input.looks_like_reference': { severity: 'warning', summary: 'a launch input value that reads like a {{…}} reference; it is folded as literal text' },
   'input.too_many_runs': { severity: 'error', summary: 'a list that launches one run per item has more items than the run cap' },
   'input.runs_conflict': { severity: 'error', summary: 'two list inputs both launch one run per item' },
+  'input.too_large': { severity: 'error', summary: 'the folded prompts of a launch preview would be over the size cap' },
   'file.unreadable': { severity: 'error', summary: 'a library file that cannot be read: a symbolic link (never followed), not a regular file, or an I/O error' },
 } as const satisfies Record<string, { severity: 'error' | 'warning'; summary: string }>;
 
