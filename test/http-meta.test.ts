@@ -27,6 +27,11 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['post', '/templates/{name}/rebase', ['params']],
   ['post', '/templates/propose', ['body']],
   ['post', '/templates/{name}/launch-preview', ['params', 'body']],
+  ['post', '/proposals', ['body']],
+  ['get', '/proposals', []],
+  ['get', '/proposals/{id}', []],
+  ['post', '/proposals/{id}/save', ['body']],
+  ['post', '/proposals/{id}/dismiss', ['body']],
   ['get', '/roles', []],
   ['get', '/roles/{name}', ['params']],
   ['post', '/role', ['body']],
@@ -84,7 +89,7 @@ describe('GET /schema/template.json', () => {
 });
 
 describe('GET /api/desk/openapi.json', () => {
-  test('is OpenAPI 3 with every route, its request schemas and a 200/204 and error response', async () => {
+  test('is OpenAPI 3 with every route, its request schemas and a 200/201/204 and error response', async () => {
     const r = await app.inject({ url: `${API}/openapi.json` });
     expect(r.statusCode).toBe(200);
     const doc = r.json();
@@ -96,7 +101,7 @@ describe('GET /api/desk/openapi.json', () => {
       if (declares.includes('params')) expect(params.some((p) => p.in === 'path' && p.name === 'name')).toBe(true);
       if (declares.includes('query')) expect(params.some((p) => p.in === 'query' && p.name === 'against')).toBe(true);
       if (declares.includes('body')) expect(op.requestBody?.content?.['application/json']?.schema).toBeDefined();
-      const ok = op.responses['200'] ?? op.responses['204'];
+      const ok = op.responses['200'] ?? op.responses['201'] ?? op.responses['204'];
       expect(ok, `${method} ${path} success`).toBeDefined();
       expect(op.responses['4XX'] ?? op.responses['4xx'], `${method} ${path} errors`).toBeDefined();
     }
