@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
 import { LOCK_FILE } from '../src/library/root-lock.js';
@@ -36,7 +37,13 @@ afterAll(async () => {
 });
 
 const preview = (name: string, payload: unknown, headers: Record<string, string> = {}) =>
-  app.inject({ method: 'POST', url: `${API}/templates/${name}/launch-preview`, payload: payload as object, headers });
+  // always sent as JSON text, so a body that is a bare string or number is still a JSON body
+  app.inject({
+    method: 'POST',
+    url: `${API}/templates/${name}/launch-preview`,
+    payload: JSON.stringify(payload),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 
 /**
  * Every file under the root with the sha256 of its bytes and its mtime, to
@@ -130,5 +137,20 @@ describe('POST /templates/:name/launch-preview', () => {
     await preview('broken', { inputs: {} });
     await preview('batch', { inputs: { tickets: Array.from({ length: 120 }, (_, i) => `T-${i}`) } });
     expect(await snapshot(root)).toEqual(before);
+  });
+
+  test('never a 5xx: random bodies and names answer 200, 400, 404 or 409', async () => {
+    const names = fc.constantFrom('quick-fix', 'batch', 'research', 'broken', 'no-such', 'Bad_Name');
+    const inputs = fc.oneof(
+      fc.dictionary(fc.constantFrom('tickets', 'question', 'sources', 'x', '__proto__', 'constructor'), fc.jsonValue({ maxDepth: 3 })),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(names, fc.oneof(inputs.map((i) => ({ inputs: i })), fc.jsonValue({ maxDepth: 2 })), async (name, body) => {
+        const r = await preview(name, body);
+        expect([200, 400, 404, 409], r.body.slice(0, 200)).toContain(r.statusCode);
+      }),
+      { seed: 12, numRuns: 150 },
+    );
   });
 });
