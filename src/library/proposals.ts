@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import { DeskError } from '../errors.js';
 import type { ProposalCreate, ProposalSummary } from '../schema/proposals.js';
 import { removeFileDurable, TEMP_PREFIX, writeFileAtomic } from './atomic-write.js';
@@ -117,7 +117,15 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     if (!fs) return;
     const dir = safeDirSync(fs, [FOLDER]);
     if (!dir) return;
-    for (const d of readdirSync(dir.dir, { withFileTypes: true })) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir.dir, { withFileTypes: true });
+    } catch (e) {
+      // a folder this process may not read: no proposals, said once, and never a failed start
+      reportOdd(fs, FOLDER, (e as NodeJS.ErrnoException).code ?? 'not readable');
+      return;
+    }
+    for (const d of entries) {
       const where = `${FOLDER}/${d.name}`;
       if (d.name.startsWith(TEMP_PREFIX)) {
         // a write cut short; the lock makes it ours, and nothing writes before this ends
@@ -141,7 +149,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
         continue;
       }
       index.set(id, summaryOf(rec));
-      if (rec.saving) await finishSave(rec);
+      if (rec.saving) await finishSave(rec).catch((e: unknown) => logger.error({ id, err: (e as Error).message }, 'could not finish an interrupted proposal save'));
     }
   }
 
