@@ -204,6 +204,24 @@ describe('GET /proposals and /proposals/:id', () => {
   });
 });
 
+test('proposals/ as a link or a file: the service starts, lists none, and refuses to write there', async () => {
+  await app.close();
+  await fx.write('x', 'elsewhere', 'keep.txt');
+  execFileSync('ln', ['-s', fx.at('elsewhere'), fx.at('proposals')]);
+  app = await fx.open();
+  expect((await list('all')).json()).toEqual({ pending: 0, proposals: [] });
+  const linked = await propose({ name: 'gamma', purpose: 'through a link', source: GAMMA });
+  expect(linked.statusCode).toBe(409);
+  expect(linked.json().code).toBe('symlink_refused');
+  await app.close();
+  await rm(fx.at('proposals'));
+  await fx.write('not a folder', 'proposals');
+  app = await fx.open();
+  expect((await list('all')).json().proposals).toEqual([]);
+  expect((await propose({ name: 'gamma', purpose: 'into a file', source: GAMMA })).json().code).toBe('library_unwritable');
+  expect(await fx.read('proposals')).toBe('not a folder');
+});
+
 describe('POST /proposals/:id/save', () => {
   test('saves a new name: the template holds the proposal bytes, the proposal is saved with its ETag', async () => {
     const id = await created();
