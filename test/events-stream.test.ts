@@ -122,6 +122,7 @@ describe('GET /events', () => {
     await second.next((f) => f.event === 'ready');
     const third = await listen();
     expect(third.status).toBe(503);
+    expect(third.res.headers['retry-after']).toBe('10');
     await third.ended;
     expect(JSON.parse(third.text()).code).toBe('too_many_subscribers');
     // a closed stream frees its place

@@ -35,7 +35,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ library: Library; streams:
         throw new DeskError('too_many_subscribers', `at most ${streams.maxSubscribers} event streams may be open at once`);
       }
       reply.hijack();
-      streams.open(reply.raw, req.headers['last-event-id']);
+      try {
+        streams.open(reply.raw, req.headers['last-event-id']);
+      } catch (err) {
+        // hijacked: fastify's error handler no longer answers, so the stream is cut rather than left hanging
+        req.log.error({ err }, 'an event stream failed to open');
+        reply.raw.destroy();
+        return;
+      }
       req.log.info({ method: req.method, url: req.url.split('?')[0], status: 200, who: req.ip }, 'event stream opened');
     },
   );
