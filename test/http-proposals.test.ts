@@ -256,6 +256,15 @@ describe('POST /proposals/:id/save', () => {
     expect((await save(id, { 'if-match': `"${sha(ALPHA)}"` })).statusCode).toBe(200);
   });
 
+  test('without If-Match a save never replaces a template: 412, still pending', async () => {
+    const id = await created('alpha', EDITED);
+    const r = await save(id);
+    expect(r.statusCode).toBe(412);
+    expect(r.json().code).toBe('precondition_failed');
+    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect((await get(id)).json().status).toBe('pending');
+  });
+
   test('If-None-Match: * on a name that exists is 412 and still pending', async () => {
     const id = await created('alpha', EDITED);
     const r = await save(id, { 'if-none-match': '*' });

@@ -254,6 +254,8 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
           const w: WriteOptions = {};
           if (opts.ifMatch !== undefined) w.ifMatch = opts.ifMatch;
           if (opts.ifNoneMatch !== undefined) w.ifNoneMatch = opts.ifNoneMatch;
+          // with neither, create-only: a proposal replaces a template only when the ETag of what it replaces is sent
+          if (w.ifMatch === undefined && w.ifNoneMatch === undefined) w.ifNoneMatch = '*';
           if (opts.who !== undefined) w.who = opts.who;
           etag = (await library.saveTemplate(name, bytes, w)).etag;
         } catch (e) {
