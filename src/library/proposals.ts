@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { type Dirent, readdirSync } from 'node:fs';
 import { DeskError } from '../errors.js';
 import type { ProposalCreate, ProposalSummary } from '../schema/proposals.js';
-import { removeFileDurable, TEMP_PREFIX, writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from './atomic-write.js';
 import type { LibraryLogger } from './context.js';
-import { type FaultHook, type FsContext, oddType, overCap, readNoFollow, reportOdd, safeDirSync } from './fs-safe.js';
+import type { FaultHook, FsContext } from './fs-safe.js';
 import { etagOf, sha256Hex } from './markers.js';
-import { formatRecord, parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE, requestProblems, summaryOf } from './proposals-record.js';
+import { FOLDER, readRecord, scanRecords } from './proposals-files.js';
+import { formatRecord, type ProposalRecord, requestProblems, summaryOf } from './proposals-record.js';
 import { withHeaderName } from './proposals-rename.js';
 import { KeyedQueue } from './queue.js';
 import type { Library, WriteOptions } from './types.js';
@@ -39,7 +39,6 @@ export interface ProposalStore {
   ready(): Promise<void>;
 }
 
-const FOLDER = 'proposals';
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
 
 /**
@@ -97,13 +96,9 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
 
   async function read(id: string): Promise<ProposalRecord | null> {
     if (!fs || !index.has(id)) return null;
-    const dir = safeDirSync(fs, [FOLDER]);
-    if (!dir) return null;
-    const r = await readNoFollow(`${dir.dir}/${id}.json`, RECORD_CAP);
-    const rec = r.kind === 'file' ? parseRecord(r.bytes.toString('utf8'), id) : null;
+    const rec = await readRecord(fs, id);
     if (!rec) {
-      // replaced by hand since the start: no longer a proposal
-      if (r.kind !== 'missing') reportOdd(fs, `${FOLDER}/${id}.json`, r.kind === 'file' ? 'not a proposal record' : r.kind === 'too_large' ? overCap(r.size) : r.reason);
+      // removed or replaced by hand since the start: no longer a proposal
       index.delete(id);
       return null;
     }
@@ -115,41 +110,11 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
 
   async function load(): Promise<void> {
     if (!fs) return;
-    const dir = safeDirSync(fs, [FOLDER]);
-    if (!dir) return;
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir.dir, { withFileTypes: true });
-    } catch (e) {
-      // a folder this process may not read: no proposals, said once, and never a failed start
-      reportOdd(fs, FOLDER, (e as NodeJS.ErrnoException).code ?? 'not readable');
-      return;
-    }
-    for (const d of entries) {
-      const where = `${FOLDER}/${d.name}`;
-      if (d.name.startsWith(TEMP_PREFIX)) {
-        // a write cut short; the lock makes it ours, and nothing writes before this ends
-        if (d.isFile()) await removeFileDurable(fs, [FOLDER, d.name], 'proposal-tmp-remove').catch(() => {});
-        continue;
+    for (const rec of await scanRecords(fs)) {
+      index.set(rec.id, summaryOf(rec));
+      if (rec.saving) {
+        await finishSave(rec).catch((e: unknown) => logger.error({ id: rec.id, err: (e as Error).message }, 'could not finish an interrupted proposal save'));
       }
-      const id = RECORD_FILE.exec(d.name)?.[1];
-      const odd = oddType(d);
-      if (!id || odd !== null) {
-        reportOdd(fs, where, odd ?? 'not a proposal file');
-        continue;
-      }
-      const r = await readNoFollow(`${dir.dir}/${d.name}`, RECORD_CAP);
-      if (r.kind !== 'file') {
-        if (r.kind !== 'missing') reportOdd(fs, where, r.kind === 'too_large' ? overCap(r.size) : r.reason);
-        continue;
-      }
-      const rec = parseRecord(r.bytes.toString('utf8'), id);
-      if (!rec) {
-        reportOdd(fs, where, 'not a proposal record');
-        continue;
-      }
-      index.set(id, summaryOf(rec));
-      if (rec.saving) await finishSave(rec).catch((e: unknown) => logger.error({ id, err: (e as Error).message }, 'could not finish an interrupted proposal save'));
     }
   }
 
