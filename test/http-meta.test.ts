@@ -35,6 +35,8 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['get', '/roles', []],
   ['get', '/roles/{name}', ['params']],
   ['post', '/role', ['body']],
+  ['delete', '/roles/{name}', ['params']],
+  ['get', '/events', []],
   ['get', '/schema/template.json', []],
   ['get', '/health', []],
   ['get', '/status', []],

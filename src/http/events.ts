@@ -26,7 +26,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ library: Library; streams:
         headers: Type.Object({
           'last-event-id': Type.Optional(Type.String({ description: 'resume after this event; a `resync` event answers an id that cannot be resumed' })),
         }),
-        response: { ...errorResponses },
+        response: {
+          200: {
+            description: 'the stream: `id:`, `event:` and one `data:` line of JSON per event (docs/api.md, Events)',
+            content: { 'text/event-stream': { schema: Type.String() } },
+          },
+          ...errorResponses,
+        },
       },
     },
     async (req, reply) => {
