@@ -76,6 +76,21 @@ describe('GET /events', () => {
     expect(data(f)).toEqual({ name: 'gamma', state: 'custom', etag: now.etag });
   });
 
+  test('a hand edit made while no stream was open is told to the next one', async () => {
+    await start();
+    const first = await listen();
+    await first.next((f) => f.event === 'ready');
+    await until(() => app!.eventStreams.stats().looks >= 1);
+    first.close();
+    await until(() => app!.eventStreams.stats().subscribers === 0);
+    const looks = app!.eventStreams.stats().looks;
+    await fx.write(CUSTOM, 'templates', 'gamma.yaml');
+    const next = await listen();
+    const f = await next.next((x) => x.event === 'template.changed' && data(x).name === 'gamma');
+    expect(data(f).state).toBe('custom');
+    expect(app!.eventStreams.stats().looks).toBeGreaterThan(looks);
+  });
+
   test('Last-Event-ID replays what was missed; an old or foreign id gets resync', async () => {
     await start();
     const first = await listen();

@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { DeskEvent, EventBus } from '../library/events.js';
-import { watchLibrary } from '../library/events-watch.js';
+import { LibraryWatcher } from '../library/events-watch.js';
 import type { Library } from '../library/types.js';
 
 export interface EventStreamOptions {
@@ -88,7 +88,8 @@ export function frame(event: { id: string; type: string; data: unknown }): strin
 export class EventStreams {
   private readonly streams = new Set<Stream>();
   private readonly bus: EventBus;
-  private stopWatch: (() => void) | null = null;
+  /** made at the first stream, looking only while one is open (events-watch.ts) */
+  private watcher: LibraryWatcher | null = null;
   private closing = false;
   /** how many streams were dropped for not reading, since the start */
   dropped = 0;
@@ -148,10 +149,7 @@ export class EventStreams {
         this.dropped += 1;
         this.log?.warn({ reason }, 'an event stream client stopped reading; dropped');
       }
-      if (this.streams.size === 0) {
-        this.stopWatch?.();
-        this.stopWatch = null;
-      }
+      if (this.streams.size === 0) this.watcher?.stop();
     });
     this.streams.add(stream);
     stream.send(`retry: ${this.retryMs}\n\n`);
@@ -164,20 +162,20 @@ export class EventStreams {
     if (stream.closed) return;
     unsubscribe = this.bus.subscribe((e: DeskEvent) => stream.send(frame(e)));
     heartbeat = setInterval(() => stream.send(': ping\n\n'), this.heartbeatMs).unref();
-    if (!this.stopWatch) {
-      this.stopWatch = watchLibrary(this.library, this.bus, {
-        intervalMs: this.watchMs,
-        onLook: () => {
-          this.looks += 1;
-        },
-        onError: (err) => this.log?.warn({ err }, 'a look for changes on disk failed; trying again'),
-      });
-    }
+    this.watcher ??= new LibraryWatcher(this.library, this.bus, {
+      intervalMs: this.watchMs,
+      onLook: () => {
+        this.looks += 1;
+      },
+      onError: (err) => this.log?.warn({ err }, 'a look for changes on disk failed; trying again'),
+    });
+    this.watcher.start();
   }
 
   /** Ends every stream (fastify's preClose): an open stream would keep server.close() waiting for ever. */
   closeAll(): void {
     this.closing = true;
     for (const s of [...this.streams]) s.end('closing');
+    this.watcher?.dispose();
   }
 }

@@ -11,60 +11,88 @@ export interface WatchOptions {
 }
 
 type Lists = Pick<Library, 'listTemplates' | 'listRoles'>;
-type Seen = Map<string, string>;
+type Kind = 'template' | 'role';
 
 /**
  * Finds changes made without the service (hand edits, another process) by
- * listing the library on an interval and publishing template.changed /
- * role.changed for each name whose state or ETag differs from the last look.
- * The lists are the library's own, kept cheap by its stat-keyed caches.
- * Events the writes published are folded into what was seen, so a save is
- * not announced twice. The first look only learns; returns stop().
+ * listing the library on an interval, while started, and publishing
+ * template.changed / role.changed for each name whose state or ETag differs
+ * from what was last seen. The lists are the library's own, kept cheap by
+ * its stat-keyed caches.
+ *
+ * What was seen outlives stop(): the first look after the next start()
+ * reports what changed in between, so a client that reconnects hears of a
+ * hand edit made while nobody watched. Events the writes publish are folded
+ * into it all along (the subscription lives from construction to dispose()),
+ * so a save through the service is never announced twice. The very first
+ * look only learns.
  */
-export function watchLibrary(library: Lists, bus: EventBus, options: WatchOptions = {}): () => void {
-  const interval = options.intervalMs ?? 2000;
-  const seen: Record<'template' | 'role', Seen | null> = { template: null, role: null };
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
+export class LibraryWatcher {
+  private readonly seen: Record<Kind, Map<string, string> | null> = { template: null, role: null };
+  private readonly interval: number;
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  /** bumped by every start and stop, so a look begun before a stop publishes nothing */
+  private generation = 0;
+  private readonly unsubscribe: () => void;
 
-  const unsubscribe = bus.subscribe((e) => {
-    if (e.type !== 'template.changed' && e.type !== 'role.changed') return;
-    const map = seen[e.type === 'template.changed' ? 'template' : 'role'];
-    if (!map) return;
-    if (e.data.state === null) map.delete(e.data.name);
-    else map.set(e.data.name, key(e.data));
-  });
+  constructor(
+    private readonly library: Lists,
+    private readonly bus: EventBus,
+    private readonly options: WatchOptions = {},
+  ) {
+    this.interval = options.intervalMs ?? 2000;
+    this.unsubscribe = bus.subscribe((e) => {
+      if (e.type !== 'template.changed' && e.type !== 'role.changed') return;
+      const map = this.seen[e.type === 'template.changed' ? 'template' : 'role'];
+      if (!map) return;
+      if (e.data.state === null) map.delete(e.data.name);
+      else map.set(e.data.name, key(e.data));
+    });
+  }
 
-  const compare = (kind: 'template' | 'role', entries: { name: string; state: string; etag: string }[]) => {
-    const now: Seen = new Map(entries.map((e) => [e.name, key(e)]));
-    const before = seen[kind];
-    seen[kind] = now;
-    if (!before) return;
-    const type = kind === 'template' ? 'template.changed' : 'role.changed';
-    for (const e of entries) if (before.get(e.name) !== now.get(e.name)) bus.publish(type, { name: e.name, state: e.state as never, etag: e.etag });
-    for (const name of before.keys()) if (!now.has(name)) bus.publish(type, { name, state: null, etag: null });
-  };
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    const gen = ++this.generation;
+    void this.tick(gen);
+  }
 
-  const tick = async () => {
+  stop(): void {
+    this.running = false;
+    this.generation++;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  dispose(): void {
+    this.stop();
+    this.unsubscribe();
+  }
+
+  private async tick(gen: number): Promise<void> {
     try {
-      const [templates, roles] = await Promise.all([library.listTemplates(), library.listRoles()]);
-      if (stopped) return;
-      compare('template', templates);
-      compare('role', roles);
-      options.onLook?.();
+      const [templates, roles] = await Promise.all([this.library.listTemplates(), this.library.listRoles()]);
+      if (gen !== this.generation) return;
+      this.compare('template', templates);
+      this.compare('role', roles);
+      this.options.onLook?.();
     } catch (e) {
-      options.onError?.(e);
+      this.options.onError?.(e);
     }
     // the next look is scheduled after this one ends: looks never overlap however slow the disk
-    if (!stopped) timer = setTimeout(tick, interval).unref();
-  };
-  void tick();
+    if (gen === this.generation) this.timer = setTimeout(() => void this.tick(gen), this.interval).unref();
+  }
 
-  return () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    unsubscribe();
-  };
+  private compare(kind: Kind, entries: { name: string; state: string; etag: string }[]): void {
+    const now = new Map<string, string>(entries.map((e) => [e.name, key(e)]));
+    const before = this.seen[kind];
+    this.seen[kind] = now;
+    if (!before) return;
+    const type = kind === 'template' ? 'template.changed' : 'role.changed';
+    for (const e of entries) if (before.get(e.name) !== now.get(e.name)) this.bus.publish(type, { name: e.name, state: e.state as never, etag: e.etag });
+    for (const name of before.keys()) if (!now.has(name)) this.bus.publish(type, { name, state: null, etag: null });
+  }
 }
 
 const key = (e: { state: string | null; etag: string | null }): string => `${e.state}\0${e.etag}`;
