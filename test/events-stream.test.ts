@@ -123,6 +123,13 @@ describe('GET /events', () => {
     expect(old.frames.some((f) => f.event === 'proposal.created')).toBe(false);
   });
 
+  test('HEAD opens no stream', async () => {
+    await start();
+    const r = await call(base, 'HEAD', `${API}/events`);
+    expect(r.status).toBe(404);
+    expect(app!.eventStreams.stats().subscribers).toBe(0);
+  });
+
   test('a heartbeat comment comes at the configured interval', async () => {
     await start({ events: { heartbeatMs: 30, watchMs: 50 } });
     const c = await listen();

@@ -17,6 +17,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ library: Library; streams:
     '/events',
     {
       config: { queryToken: true },
+      // a HEAD would open a stream that can never carry anything and hold a place until the client left
+      exposeHeadRoute: false,
       schema: {
         summary: 'What changed in the library, as Server-Sent Events (text/event-stream)',
         tags: ['events'],
