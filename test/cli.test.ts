@@ -3,18 +3,28 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli.js';
 import { killChild, runSync, spawnChild } from './children.js';
 
-// Runs the real bin (bin/desk-library.js → dist/, built by test/global-setup.ts).
+// Most cases call the CLI's main() in-process, exactly as bin/desk-library.js does: a Node start per
+// case costs about half a second of CPU. The real bin (→ dist/, built by test/global-setup.ts) runs
+// where the process itself is the point: an exit code and output streams, --version, and serve.
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'desk-library.js');
 const fx = (f: string) => join(import.meta.dirname, 'fixtures', 'cli', f);
 /** Shipped templates are held to no problem at all by harness.test.ts: the clean input. */
 const shipped = (name: string) => join(root, 'harness', 'templates', `${name}.yaml`);
 
-function run(...args: string[]) {
+function runBin(...args: string[]) {
   const r = runSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
   return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+async function run(...args: string[]) {
+  let out = '';
+  let err = '';
+  const code = await main(args, { out: (s) => (out += s), err: (s) => (err += s) });
+  return { code, out, err };
 }
 
 /** The summary line's shape: file count, unreadable count, then no problems or both counts. */
@@ -48,8 +58,8 @@ function lines(out: string) {
 }
 
 describe('desk-library validate', () => {
-  it('exits 0 with only the summary line for clean files', () => {
-    const r = run('validate', shipped('write'), shipped('ticket-close'));
+  it('exits 0 with only the summary line for clean files', async () => {
+    const r = await run('validate', shipped('write'), shipped('ticket-close'));
     expect(r.code).toBe(0);
     expect(r.out.trimEnd().split('\n')).toHaveLength(1);
     const { summary, clean } = textOutput(r.out);
@@ -57,8 +67,8 @@ describe('desk-library validate', () => {
     expect(summary).toEqual({ files: 2, unreadable: 0, errors: 0, warnings: 0 });
   });
 
-  it('ends with a summary that counts the files and the problem lines by severity', () => {
-    const r = run('validate', fx('broken-gate.yaml'), shipped('write'), fx('missing.yaml'));
+  it('ends with a summary that counts the files and the problem lines by severity', async () => {
+    const r = await run('validate', fx('broken-gate.yaml'), shipped('write'), fx('missing.yaml'));
     expect(r.code).toBe(2);
     const { summary, clean, problems } = textOutput(r.out);
     expect(clean).toBe(false);
@@ -70,7 +80,8 @@ describe('desk-library validate', () => {
   });
 
   it('prints one FILE:LINE:COL line per problem and exits 1 on errors', () => {
-    const r = run('validate', fx('broken-gate.yaml'));
+    // the real bin: main()'s code becomes the process's exit code
+    const r = runBin('validate', fx('broken-gate.yaml'));
     expect(r.code).toBe(1);
     const got = textOutput(r.out).problems;
     expect(got.every((p) => p.file === fx('broken-gate.yaml'))).toBe(true);
@@ -79,20 +90,20 @@ describe('desk-library validate', () => {
     expect(profile.line).toBe(8);
   });
 
-  it('checks the name against the file name', () => {
-    const r = run('validate', '--library', fx('library'), fx('wrong-name.yaml'));
+  it('checks the name against the file name', async () => {
+    const r = await run('validate', '--library', fx('library'), fx('wrong-name.yaml'));
     expect(r.code).toBe(1);
     expect(textOutput(r.out).problems.map((p) => p.code)).toEqual(['name.mismatch']);
   });
 
-  it('knows an operator role only with --library', () => {
-    const codes = (...args: string[]) => textOutput(run('validate', ...args).out).problems.map((p) => p.code);
-    expect(codes(fx('wrong-name.yaml'))).toContain('model.role_unknown');
-    expect(codes('--library', fx('library'), fx('wrong-name.yaml'))).not.toContain('model.role_unknown');
+  it('knows an operator role only with --library', async () => {
+    const codes = async (...args: string[]) => textOutput((await run('validate', ...args)).out).problems.map((p) => p.code);
+    expect(await codes(fx('wrong-name.yaml'))).toContain('model.role_unknown');
+    expect(await codes('--library', fx('library'), fx('wrong-name.yaml'))).not.toContain('model.role_unknown');
   });
 
-  it('--format json gives file, valid and problems for every file', () => {
-    const r = run('validate', '--format', 'json', fx('quick-fix.yaml'), fx('broken-gate.yaml'));
+  it('--format json gives file, valid and problems for every file', async () => {
+    const r = await run('validate', '--format', 'json', fx('quick-fix.yaml'), fx('broken-gate.yaml'));
     expect(r.code).toBe(1);
     const json = JSON.parse(r.out) as { file: string; valid: boolean; problems: { code: string; path: string }[] }[];
     expect(json.map((f) => [f.file, f.valid])).toEqual([
@@ -102,8 +113,8 @@ describe('desk-library validate', () => {
     expect(json[1]!.problems.find((p) => p.code === 'model.profile_missing')?.path).toBe('/nodes/work/profile');
   });
 
-  it('exits 2 for an unreadable file, still checking the others', () => {
-    const r = run('validate', fx('missing.yaml'), fx('broken-gate.yaml'));
+  it('exits 2 for an unreadable file, still checking the others', async () => {
+    const r = await run('validate', fx('missing.yaml'), fx('broken-gate.yaml'));
     expect(r.code).toBe(2);
     expect(r.err).toContain('missing.yaml');
     expect(textOutput(r.out).problems.length).toBeGreaterThan(0);
@@ -111,8 +122,8 @@ describe('desk-library validate', () => {
 
   it.each([[[]], [['validate']], [['frobnicate']], [['validate', '--format', 'xml', 'x.yaml']], [['validate', '--nope', 'x']]])(
     'exits 2 on a usage error: %j',
-    (args) => {
-      const r = run(...args);
+    async (args) => {
+      const r = await run(...args);
       expect(r.code).toBe(2);
       expect(r.err).toContain('usage:');
     },
@@ -120,8 +131,8 @@ describe('desk-library validate', () => {
 });
 
 describe('desk-library schema', () => {
-  it('prints the draft-07 JSON Schema', () => {
-    const r = run('schema');
+  it('prints the draft-07 JSON Schema', async () => {
+    const r = await run('schema');
     expect(r.code).toBe(0);
     const schema = JSON.parse(r.out) as { $schema?: string; properties?: Record<string, unknown> };
     expect(schema.$schema).toContain('draft-07');
@@ -132,7 +143,7 @@ describe('desk-library schema', () => {
 describe('desk-library help and version', () => {
   it('--version prints the package.json version', () => {
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-    expect(run('--version')).toMatchObject({ code: 0, out: `${version}\n` });
+    expect(runBin('--version')).toMatchObject({ code: 0, out: `${version}\n` });
   });
 
   it.each([
@@ -142,16 +153,16 @@ describe('desk-library help and version', () => {
     ['schema', '--help'],
     ['serve', '--help'],
     ['help', 'validate'],
-  ])('%s %s prints that command\'s usage on stdout and exits 0', (...args) => {
-    const r = run(...args);
+  ])('%s %s prints that command\'s usage on stdout and exits 0', async (...args) => {
+    const r = await run(...args);
     const command = args[0] === 'help' ? args[1] : args[0];
     expect(r.code).toBe(0);
     expect(r.out.split('\n')[0]).toMatch(new RegExp(`^usage: desk-library ${command}\\b`));
     expect(r.err).toBe('');
   });
 
-  it.each([[['schema', 'extra']], [['serve', 'extra']], [['help', 'frobnicate']]])('exits 2 on a usage error: %j', (args) => {
-    const r = run(...args);
+  it.each([[['schema', 'extra']], [['serve', 'extra']], [['help', 'frobnicate']]])('exits 2 on a usage error: %j', async (args) => {
+    const r = await run(...args);
     expect(r.code).toBe(2);
     expect(r.err).toContain('usage:');
   });
