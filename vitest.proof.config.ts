@@ -6,10 +6,26 @@ import { defineConfig } from 'vitest/config';
  * (proof-model), 1,000 hostile requests (proof-never-5xx), and every hostile
  * YAML shape (proof-hostile-api). PROOF_ROUNDS scales them; each proof has a
  * time budget (proof-helpers.ts) and fails saying how far it got.
+ *
+ * Also the real-process files whose point is many rounds or the whole
+ * process lifecycle: `npm test` runs a short version of each (one round, one
+ * representative case, fullProof() false at PROOF_ROUNDS=3), this the full
+ * one — 200 rounds of concurrent starters per takeover (root-lock), 25 stops
+ * with saves in flight and every other stop (server-stop), the lock lost and
+ * the PID 1 restart (server-lock), the read-only roots, the HEALTHCHECK, and
+ * the Docker build from its copied files (deploy).
  */
 export default defineConfig({
   test: {
-    include: ['test/proof-*.test.ts'],
+    include: [
+      'test/proof-*.test.ts',
+      'test/root-lock.test.ts',
+      'test/server-stop.test.ts',
+      'test/server-lock.test.ts',
+      'test/odd-files-readonly.test.ts',
+      'test/healthcheck.test.ts',
+      'test/deploy.test.ts',
+    ],
     env: { PROOF_ROUNDS: process.env.PROOF_ROUNDS ?? '50' },
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { packageRoot } from '../src/paths.js';
 import { killChild, spawnChild } from './children.js';
+import { fullProof } from './proof-helpers.js';
 
 const SERVER = join(packageRoot, 'dist', 'src', 'server.js');
 const TOKEN = 'aGVhbHRoY2hlY2stdG9rZW4';
@@ -54,7 +55,8 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-test('passes against a server on 0.0.0.0 with DESK_TOKEN; fails with a wrong token or no server', async () => {
+// a real server and three checks: `npm run test:proof` (PROOF_ROUNDS=50) runs it, `npm test` has its smoke tests elsewhere
+test.runIf(fullProof())('passes against a server on 0.0.0.0 with DESK_TOKEN; fails with a wrong token or no server', async () => {
   dir = await mkdtemp(join(tmpdir(), 'desk-healthcheck-'));
   const port = String(await freePort());
   const env = { HOST: '0.0.0.0', PORT: port, DESK_TOKEN: TOKEN, NODE_ENV: 'test', LOG_LEVEL: 'info' };

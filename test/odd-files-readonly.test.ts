@@ -6,11 +6,13 @@
  * a read-only bind mount (EROFS; needs root and unshare), and a root folder
  * owned by root served by `nobody` (EACCES; needs root and setpriv).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
+import { spawnChild } from './children.js';
+import { fullProof } from './proof-helpers.js';
 
 const SERVER = join(import.meta.dirname, '..', 'dist', 'src', 'server.js');
 const GAMMA = `template:
@@ -24,12 +26,14 @@ nodes:
 cords: []
 `;
 
+/** Two real servers: run by `npm run test:proof` (PROOF_ROUNDS=50), not `npm test`; both need root. */
 const isRoot = process.getuid?.() === 0;
+const runs = fullProof() && isRoot;
 /** A private mount namespace where a bind mount can be made read-only (a container may forbid it). */
 const canMountReadOnly =
-  isRoot &&
+  runs &&
   spawnSync('unshare', ['--mount', 'sh', '-c', 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && ! touch "$0/probe" 2>/dev/null', tmpdir()], { stdio: 'ignore', timeout: 10_000 }).status === 0;
-const canDropToNobody = isRoot && spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+const canDropToNobody = runs && spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
 
 let dir: string;
 let root: string;
@@ -62,11 +66,10 @@ interface Run {
 
 /** Starts `command args…` (ending in the server) in a process group of its own; resolves once it listens. */
 async function start(command: string, args: string[]): Promise<Run> {
-  const child = spawn(command, args, {
+  const child = spawnChild(command, args, {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', DESK_LIBRARY_ROOT: root },
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
   });
   children.push(child);
   let out = '';

@@ -18,6 +18,7 @@ import { acquireRootLock, LOCK_FILE, RootLockedError, setRootLockLostHandler } f
 import { processIdentity } from '../src/library/lock-holder.js';
 import { spawnChild } from './children.js';
 import { fixture, tempDir } from './library-helpers.js';
+import { scaled } from './proof-helpers.js';
 
 const HOUR = 3_600_000;
 const ROOT_LOCK_JS = join(import.meta.dirname, '..', 'dist', 'src', 'library', 'root-lock.js');
@@ -186,12 +187,13 @@ describe('a dead holder never keeps the lock', () => {
 
 describe('exactly one of several starters wins', () => {
   const STARTERS = 4;
-  // takeovers are where two winners could happen (proper-lockfile's own takeover gives 4 in 200 rounds of this)
+  // takeovers are where two winners could happen (proper-lockfile's own takeover gives 4 in 200 rounds of this);
+  // the full rounds run in `npm run test:proof`, `npm test` a short version (PROOF_ROUNDS, test/proof-helpers.ts)
   const scenarios: [string, number, (root: string) => Promise<unknown>][] = [
-    ['no lock', 50, async () => {}],
-    ['an empty lock folder', 50, (root) => mkdir(join(root, LOCK_FILE))],
-    ['a stale lock', 200, (root) => plant(root, { pid: 1, host: 'elsewhere.example' }, 60_000)],
-    ['a lock whose process is gone', 200, (root) => plant(root, { pid: 2 ** 22 + 1, host: hostname(), ...processIdentity() })],
+    ['no lock', scaled(50, 10), async () => {}],
+    ['an empty lock folder', scaled(50, 10), (root) => mkdir(join(root, LOCK_FILE))],
+    ['a stale lock', scaled(200, 30), (root) => plant(root, { pid: 1, host: 'elsewhere.example' }, 60_000)],
+    ['a lock whose process is gone', scaled(200, 30), (root) => plant(root, { pid: 2 ** 22 + 1, host: hostname(), ...processIdentity() })],
   ];
 
   test.each(scenarios)(`over %s: ${STARTERS} concurrent starters × %i rounds`, async (_name, ROUNDS, setup) => {
@@ -231,7 +233,8 @@ describe('a held lock that is lost', () => {
     // a server that stops just as a refresh runs (its start kept the loop busy past the refresh's time)
     let reports = 0;
     setRootLockLostHandler(() => reports++);
-    for (let i = 0; i < 5; i++) {
+    // each try waits a refresh (a second): 5 in the full proof, 2 in `npm test`
+    for (let i = 0; i < scaled(5, 2); i++) {
       const root = await tempDir();
       const lock = await acquireRootLock(root, Date.now, { updateMs: 1_000 });
       // made after the lock's refresh timer with the same delay, so it runs right after that one, while its checks are on their way
