@@ -6,6 +6,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
 
 export const ALPHA = `template:
@@ -87,4 +88,31 @@ export async function fixture(opts: { root?: boolean } = {}): Promise<Fixture> {
     },
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** The fixture and app a test file works on. A test may replace either (a fixture of its own, an app over another library): the ones current at the end are closed. */
+export interface Opened {
+  fx: Fixture;
+  app: App;
+  /** closes the app and opens a new one on the same root, as after a restart */
+  reopen(): Promise<void>;
+}
+
+/** A fresh fixture and app before each test (or, with `'file'`, one for the whole file), closed and removed after. */
+export function openApp(scope: 'test' | 'file' = 'test'): Opened {
+  const opened = {
+    async reopen() {
+      await opened.app.close();
+      opened.app = await opened.fx.open();
+    },
+  } as Opened;
+  (scope === 'test' ? beforeEach : beforeAll)(async () => {
+    opened.fx = await fixture();
+    opened.app = await opened.fx.open();
+  });
+  (scope === 'test' ? afterEach : afterAll)(async () => {
+    await opened.app.close();
+    await opened.fx.cleanup();
+  });
+  return opened;
 }

@@ -1,19 +1,10 @@
 /** Health, the template JSON Schema and the OpenAPI document. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type App, buildApp } from '../src/app.js';
+import { describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.js';
 import { openLibrary } from '../src/library/library.js';
-import { API, type Fixture, fixture } from './http-fixture.js';
+import { API, openApp } from './http-fixture.js';
 
-let fx: Fixture;
-let app: App;
-beforeAll(async () => {
-  fx = await fixture();
-  app = await fx.open();
-});
-afterAll(async () => {
-  await app.close();
-  await fx.cleanup();
-});
+const ctx = openApp('file');
 
 /** The routes of docs/api.md, each with what its OpenAPI entry must declare. */
 const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'query')[]][] = [
@@ -44,14 +35,14 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
 
 describe('GET /health', () => {
   test('liveness: ok and the version, and nothing else', async () => {
-    const r = await app.inject({ url: `${API}/health` });
+    const r = await ctx.app.inject({ url: `${API}/health` });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toEqual({ ok: true, version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
   });
 
   test('constant time: it never lists the library', async () => {
-    await app.close(); // the root is locked by one library at a time
-    const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+    await ctx.app.close(); // the root is locked by one library at a time
+    const library = await openLibrary({ root: ctx.fx.root, harnessDir: ctx.fx.harness });
     const lists: string[] = [];
     const counted = new Proxy(library, {
       get(target, key, receiver) {
@@ -66,14 +57,14 @@ describe('GET /health', () => {
     } finally {
       await own.close();
       await library.close();
-      app = await fx.open();
+      ctx.app = await ctx.fx.open();
     }
   });
 });
 
 describe('GET /status', () => {
   test('counts and the library root', async () => {
-    const r = await app.inject({ url: `${API}/status` });
+    const r = await ctx.app.inject({ url: `${API}/status` });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toEqual({ ok: true, templates: 3, roles: 2, library_root: expect.stringMatching(/root$/) });
   });
@@ -81,7 +72,7 @@ describe('GET /status', () => {
 
 describe('GET /schema/template.json', () => {
   test('is a JSON Schema of the template file', async () => {
-    const r = await app.inject({ url: `${API}/schema/template.json` });
+    const r = await ctx.app.inject({ url: `${API}/schema/template.json` });
     expect(r.statusCode).toBe(200);
     expect(r.headers['content-type']).toMatch(/^application\/schema\+json/);
     const s = r.json();
@@ -92,7 +83,7 @@ describe('GET /schema/template.json', () => {
 
 describe('GET /api/desk/openapi.json', () => {
   test('is OpenAPI 3 with every route, its request schemas and a 200/201/204 and error response', async () => {
-    const r = await app.inject({ url: `${API}/openapi.json` });
+    const r = await ctx.app.inject({ url: `${API}/openapi.json` });
     expect(r.statusCode).toBe(200);
     const doc = r.json();
     expect(doc.openapi).toMatch(/^3\./);
@@ -116,7 +107,7 @@ describe('GET /api/desk/openapi.json', () => {
 
   test('every ETag-bearing answer is a template or role answer', async () => {
     for (const url of [`${API}/templates/alpha`, `${API}/roles/worker`]) {
-      expect((await app.inject({ url })).headers.etag, url).toMatch(/^"[0-9a-f]{64}"$/);
+      expect((await ctx.app.inject({ url })).headers.etag, url).toMatch(/^"[0-9a-f]{64}"$/);
     }
   });
 });

@@ -2,49 +2,35 @@
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readdir, rm } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { type App, buildApp } from '../src/app.js';
+import { describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.js';
 import { openLibrary } from '../src/library/library.js';
 import { formatRecord, type ProposalRecord } from '../src/library/proposals-record.js';
 import { PROPOSAL_ID } from '../src/schema/proposals.js';
-import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
+import { ALPHA, API, fixture, openApp } from './http-fixture.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const GAMMA = ALPHA.replaceAll('alpha', 'gamma');
 const EDITED = ALPHA.replace('one worker then a gate', 'one worker, edited');
 const INVALID = GAMMA.replace('profile: read_only', 'profile: everything');
 
-let fx: Fixture;
-let app: App;
-beforeEach(async () => {
-  fx = await fixture();
-  app = await fx.open();
-});
-afterEach(async () => {
-  await app.close();
-  await fx.cleanup();
-});
+const ctx = openApp();
 
-async function reopen(): Promise<void> {
-  await app.close();
-  app = await fx.open();
-}
-
-const propose = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: `${API}/proposals`, payload: body });
+const propose = (body: Record<string, unknown>) => ctx.app.inject({ method: 'POST', url: `${API}/proposals`, payload: body });
 async function created(name = 'gamma', source = GAMMA, extra: Record<string, unknown> = {}): Promise<string> {
   const r = await propose({ name, purpose: 'a worker and a gate, proposed', source, ...extra });
   expect(r.statusCode).toBe(201);
   return r.json().id;
 }
-const get = (id: string) => app.inject({ url: `${API}/proposals/${id}` });
-const list = (status?: string) => app.inject({ url: `${API}/proposals${status ? `?status=${status}` : ''}` });
+const get = (id: string) => ctx.app.inject({ url: `${API}/proposals/${id}` });
+const list = (status?: string) => ctx.app.inject({ url: `${API}/proposals${status ? `?status=${status}` : ''}` });
 const save = (id: string, headers: Record<string, string> = {}, payload?: Record<string, unknown>) =>
   payload === undefined
-    ? app.inject({ method: 'POST', url: `${API}/proposals/${id}/save`, headers })
-    : app.inject({ method: 'POST', url: `${API}/proposals/${id}/save`, headers, payload });
+    ? ctx.app.inject({ method: 'POST', url: `${API}/proposals/${id}/save`, headers })
+    : ctx.app.inject({ method: 'POST', url: `${API}/proposals/${id}/save`, headers, payload });
 const dismiss = (id: string, note?: string) =>
-  app.inject({ method: 'POST', url: `${API}/proposals/${id}/dismiss`, payload: note === undefined ? {} : { note } });
-const files = async () => (await readdir(fx.at('proposals')).catch(() => [] as string[])).filter((f) => !f.startsWith('.'));
+  ctx.app.inject({ method: 'POST', url: `${API}/proposals/${id}/dismiss`, payload: note === undefined ? {} : { note } });
+const files = async () => (await readdir(ctx.fx.at('proposals')).catch(() => [] as string[])).filter((f) => !f.startsWith('.'));
 
 describe('POST /proposals', () => {
   test('keeps a valid proposal: 201 pending with its card, one record on disk', async () => {
@@ -56,7 +42,7 @@ describe('POST /proposals', () => {
     expect(Number.isNaN(Date.parse(p.created_at))).toBe(false);
     expect(p.card).toMatchObject({ name: 'gamma', valid: true, diff: null });
     expect(await files()).toEqual([`${p.id}.json`]);
-    expect(JSON.parse((await fx.read('proposals', `${p.id}.json`))!)).toMatchObject({ id: p.id, status: 'pending', source: GAMMA });
+    expect(JSON.parse((await ctx.fx.read('proposals', `${p.id}.json`))!)).toMatchObject({ id: p.id, status: 'pending', source: GAMMA });
   });
 
   test('an invalid template is kept, and its card says why', async () => {
@@ -103,7 +89,7 @@ describe('POST /proposals', () => {
   });
 
   test('the 501st pending proposal is 409 too_many_proposals; a decision makes room', async () => {
-    await app.close();
+    await ctx.app.close();
     const t = Date.parse('2026-01-01T00:00:00Z');
     for (let i = 0; i < 500; i++) {
       const id = `${(t + i).toString(36).padStart(9, '0')}-${i.toString(16).padStart(20, '0')}`;
@@ -111,9 +97,9 @@ describe('POST /proposals', () => {
         v: 1, id, status: 'pending', name: 'gamma', purpose: 'p', from: null, created_at: new Date(t + i).toISOString(),
         decided_at: null, saved_as: null, etag: null, note: null, source: GAMMA, saving: null,
       };
-      await fx.write(formatRecord(rec), 'proposals', `${id}.json`);
+      await ctx.fx.write(formatRecord(rec), 'proposals', `${id}.json`);
     }
-    app = await fx.open();
+    ctx.app = await ctx.fx.open();
     const full = (await list()).json();
     expect(full.pending).toBe(500);
     const r = await propose({ name: 'gamma', purpose: 'one too many', source: GAMMA });
@@ -126,10 +112,10 @@ describe('POST /proposals', () => {
 });
 
 test('without a library root, a proposal is 409 no_library_root and the list is empty', async () => {
-  await app.close();
-  await fx.cleanup();
-  fx = await fixture({ root: false });
-  app = await fx.open();
+  await ctx.app.close();
+  await ctx.fx.cleanup();
+  ctx.fx = await fixture({ root: false });
+  ctx.app = await ctx.fx.open();
   const r = await propose({ name: 'gamma', purpose: 'nowhere to keep it', source: GAMMA });
   expect(r.statusCode).toBe(409);
   expect(r.json().code).toBe('no_library_root');
@@ -162,14 +148,14 @@ describe('GET /proposals and /proposals/:id', () => {
 
   test('the card is worked out against the library as it is now', async () => {
     // a proposal naming a role the library has now; the role goes, and the proposal says so
-    await app.close();
-    await fx.write('# Critic\n', 'roles', 'critic', 'role.md');
-    app = await fx.open();
+    await ctx.app.close();
+    await ctx.fx.write('# Critic\n', 'roles', 'critic', 'role.md');
+    ctx.app = await ctx.fx.open();
     const id = await created('gamma', GAMMA.replace('role: worker', 'role: critic'));
     expect((await get(id)).json().valid).toBe(true);
-    await app.close();
-    await rm(fx.at('roles', 'critic'), { recursive: true, force: true });
-    app = await fx.open();
+    await ctx.app.close();
+    await rm(ctx.fx.at('roles', 'critic'), { recursive: true, force: true });
+    ctx.app = await ctx.fx.open();
     const now = (await get(id)).json();
     expect(now.valid).toBe(false);
     expect(now.problems.map((p: { code: string }) => p.code)).toContain('model.role_unknown');
@@ -179,7 +165,7 @@ describe('GET /proposals and /proposals/:id', () => {
     const a = await created();
     const b = await created();
     expect((await save(a)).statusCode).toBe(200);
-    await reopen();
+    await ctx.reopen();
     const all = (await list('all')).json();
     expect(all.pending).toBe(1);
     expect(Object.fromEntries(all.proposals.map((p: { id: string; status: string }) => [p.id, p.status]))).toEqual({ [a]: 'saved', [b]: 'pending' });
@@ -188,15 +174,15 @@ describe('GET /proposals and /proposals/:id', () => {
 
   test('odd files in proposals/ are skipped: a FIFO, a link, a folder, torn JSON, one over the cap, a stranger', async () => {
     const id = await created();
-    await app.close();
+    await ctx.app.close();
     const odd = (n: number) => `${'1'.repeat(9)}-${String(n).padStart(20, '0')}`;
-    execFileSync('mkfifo', [fx.at('proposals', `${odd(1)}.json`)]);
-    execFileSync('ln', ['-s', fx.at('proposals', `${id}.json`), fx.at('proposals', `${odd(2)}.json`)]);
-    execFileSync('mkdir', [fx.at('proposals', `${odd(3)}.json`)]);
-    await fx.write('{"v":1,"id":', 'proposals', `${odd(4)}.json`);
-    await fx.write(' '.repeat(1024 * 1024), 'proposals', `${odd(5)}.json`);
-    await fx.write('hello', 'proposals', 'notes.txt');
-    app = await fx.open();
+    execFileSync('mkfifo', [ctx.fx.at('proposals', `${odd(1)}.json`)]);
+    execFileSync('ln', ['-s', ctx.fx.at('proposals', `${id}.json`), ctx.fx.at('proposals', `${odd(2)}.json`)]);
+    execFileSync('mkdir', [ctx.fx.at('proposals', `${odd(3)}.json`)]);
+    await ctx.fx.write('{"v":1,"id":', 'proposals', `${odd(4)}.json`);
+    await ctx.fx.write(' '.repeat(1024 * 1024), 'proposals', `${odd(5)}.json`);
+    await ctx.fx.write('hello', 'proposals', 'notes.txt');
+    ctx.app = await ctx.fx.open();
     const all = (await list('all')).json();
     expect(all.proposals.map((p: { id: string }) => p.id)).toEqual([id]);
     for (const n of [1, 2, 3, 4, 5]) expect((await get(odd(n))).statusCode).toBe(404);
@@ -205,21 +191,21 @@ describe('GET /proposals and /proposals/:id', () => {
 });
 
 test('proposals/ as a link or a file: the service starts, lists none, and refuses to write there', async () => {
-  await app.close();
-  await fx.write('x', 'elsewhere', 'keep.txt');
-  execFileSync('ln', ['-s', fx.at('elsewhere'), fx.at('proposals')]);
-  app = await fx.open();
+  await ctx.app.close();
+  await ctx.fx.write('x', 'elsewhere', 'keep.txt');
+  execFileSync('ln', ['-s', ctx.fx.at('elsewhere'), ctx.fx.at('proposals')]);
+  ctx.app = await ctx.fx.open();
   expect((await list('all')).json()).toEqual({ pending: 0, proposals: [] });
   const linked = await propose({ name: 'gamma', purpose: 'through a link', source: GAMMA });
   expect(linked.statusCode).toBe(409);
   expect(linked.json().code).toBe('symlink_refused');
-  await app.close();
-  await rm(fx.at('proposals'));
-  await fx.write('not a folder', 'proposals');
-  app = await fx.open();
+  await ctx.app.close();
+  await rm(ctx.fx.at('proposals'));
+  await ctx.fx.write('not a folder', 'proposals');
+  ctx.app = await ctx.fx.open();
   expect((await list('all')).json().proposals).toEqual([]);
   expect((await propose({ name: 'gamma', purpose: 'into a file', source: GAMMA })).json().code).toBe('library_unwritable');
-  expect(await fx.read('proposals')).toBe('not a folder');
+  expect(await ctx.fx.read('proposals')).toBe('not a folder');
 });
 
 describe('POST /proposals/:id/save', () => {
@@ -230,18 +216,18 @@ describe('POST /proposals/:id/save', () => {
     const p = r.json();
     expect(p).toMatchObject({ status: 'saved', saved_as: 'gamma', etag: `"${sha(GAMMA)}"` });
     expect(Number.isNaN(Date.parse(p.decided_at))).toBe(false);
-    expect(await fx.read('templates', 'gamma.yaml')).toBe(GAMMA);
-    const t = await app.inject({ url: `${API}/templates/gamma` });
+    expect(await ctx.fx.read('templates', 'gamma.yaml')).toBe(GAMMA);
+    const t = await ctx.app.inject({ url: `${API}/templates/gamma` });
     expect(t.headers.etag).toBe(p.etag);
     expect((await get(id)).json()).toMatchObject({ status: 'saved', etag: p.etag });
   });
 
   test('over a template of that name, with If-Match its current ETag', async () => {
     const id = await created('alpha', EDITED);
-    const etag = (await app.inject({ url: `${API}/templates/alpha` })).headers.etag as string;
+    const etag = (await ctx.app.inject({ url: `${API}/templates/alpha` })).headers.etag as string;
     const r = await save(id, { 'if-match': etag });
     expect(r.statusCode).toBe(200);
-    expect(await fx.read('templates', 'alpha.yaml')).toBe(EDITED);
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBe(EDITED);
     expect(r.json().etag).toBe(`"${sha(EDITED)}"`);
   });
 
@@ -250,9 +236,9 @@ describe('POST /proposals/:id/save', () => {
     const r = await save(id, { 'if-match': `"${sha('something else')}"` });
     expect(r.statusCode).toBe(412);
     expect(r.json().code).toBe('precondition_failed');
-    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBeNull();
     expect((await get(id)).json()).toMatchObject({ status: 'pending', etag: null, decided_at: null });
-    expect(JSON.parse((await fx.read('proposals', `${id}.json`))!).saving).toBeNull();
+    expect(JSON.parse((await ctx.fx.read('proposals', `${id}.json`))!).saving).toBeNull();
     expect((await save(id, { 'if-match': `"${sha(ALPHA)}"` })).statusCode).toBe(200);
   });
 
@@ -261,7 +247,7 @@ describe('POST /proposals/:id/save', () => {
     const r = await save(id);
     expect(r.statusCode).toBe(412);
     expect(r.json().code).toBe('precondition_failed');
-    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBeNull();
     expect((await get(id)).json().status).toBe('pending');
   });
 
@@ -269,7 +255,7 @@ describe('POST /proposals/:id/save', () => {
     const id = await created('alpha', EDITED);
     const r = await save(id, { 'if-none-match': '*' });
     expect(r.statusCode).toBe(412);
-    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBeNull();
     expect((await get(id)).json().status).toBe('pending');
   });
 
@@ -279,7 +265,7 @@ describe('POST /proposals/:id/save', () => {
     expect(r.statusCode).toBe(422);
     expect(r.json().code).toBe('invalid_template');
     expect(r.json().problems.map((p: { code: string }) => p.code)).toContain('model.profile_unknown');
-    expect(await fx.read('templates', 'gamma.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', 'gamma.yaml')).toBeNull();
     expect((await get(id)).json().status).toBe('pending');
   });
 
@@ -288,26 +274,26 @@ describe('POST /proposals/:id/save', () => {
     const r = await save(id, { 'if-none-match': '*' }, { name: 'delta' });
     expect(r.statusCode).toBe(200);
     const want = GAMMA.replace('name: gamma', 'name: delta');
-    expect(await fx.read('templates', 'delta.yaml')).toBe(want);
-    expect(await fx.read('templates', 'gamma.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', 'delta.yaml')).toBe(want);
+    expect(await ctx.fx.read('templates', 'gamma.yaml')).toBeNull();
     expect(r.json()).toMatchObject({ status: 'saved', name: 'gamma', saved_as: 'delta', etag: `"${sha(want)}"` });
   });
 
   test('a name YAML would read as a number is quoted', async () => {
     const id = await created();
     expect((await save(id, {}, { name: '123' })).statusCode).toBe(200);
-    expect(await fx.read('templates', '123.yaml')).toBe(GAMMA.replace('name: gamma', 'name: "123"'));
+    expect(await ctx.fx.read('templates', '123.yaml')).toBe(GAMMA.replace('name: gamma', 'name: "123"'));
   });
 
   test('deciding twice is 409 already_decided, and changes nothing', async () => {
     const id = await created();
     expect((await save(id)).statusCode).toBe(200);
-    const before = await fx.read('proposals', `${id}.json`);
+    const before = await ctx.fx.read('proposals', `${id}.json`);
     for (const r of [await save(id), await dismiss(id, 'too late')]) {
       expect(r.statusCode).toBe(409);
       expect(r.json().code).toBe('already_decided');
     }
-    expect(await fx.read('proposals', `${id}.json`)).toBe(before);
+    expect(await ctx.fx.read('proposals', `${id}.json`)).toBe(before);
   });
 });
 
@@ -317,23 +303,23 @@ describe('POST /proposals/:id/dismiss', () => {
     const r = await dismiss(id, 'use quick-fix instead');
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ status: 'dismissed', note: 'use quick-fix instead', etag: null, saved_as: null });
-    expect(await fx.read('templates', 'gamma.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', 'gamma.yaml')).toBeNull();
     expect((await get(id)).json()).toMatchObject({ status: 'dismissed', note: 'use quick-fix instead' });
     expect((await dismiss(id)).json().code).toBe('already_decided');
   });
 
   test('without a body or a note', async () => {
     const id = await created();
-    const r = await app.inject({ method: 'POST', url: `${API}/proposals/${id}/dismiss` });
+    const r = await ctx.app.inject({ method: 'POST', url: `${API}/proposals/${id}/dismiss` });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ status: 'dismissed', note: null });
   });
 });
 
 test('the events bus carries proposal.created and proposal.decided {id, status, name, etag, note}', async () => {
-  await app.close();
-  const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
-  app = await buildApp({ library, web: false });
+  await ctx.app.close();
+  const library = await openLibrary({ root: ctx.fx.root, harnessDir: ctx.fx.harness });
+  ctx.app = await buildApp({ library, web: false });
   try {
     const seen: { type: string; data: unknown }[] = [];
     library.events.subscribe((e) => {
@@ -351,8 +337,8 @@ test('the events bus carries proposal.created and proposal.decided {id, status, 
       { type: 'proposal.decided', data: { id: b, status: 'dismissed', name: 'gamma', etag: null, note: 'one is enough' } },
     ]);
   } finally {
-    await app.close();
+    await ctx.app.close();
     await library.close();
-    app = await fx.open();
+    ctx.app = await ctx.fx.open();
   }
 });

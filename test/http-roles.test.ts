@@ -1,26 +1,16 @@
 /** Role routes (docs/api.md, Roles): list, read, save, reset, with states and ETags. */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { App } from '../src/app.js';
-import { API, type Fixture, fixture, REVIEWER_MD, WORKER_KIT, WORKER_MD } from './http-fixture.js';
+import { describe, expect, test } from 'vitest';
+import { API, openApp, REVIEWER_MD, WORKER_KIT, WORKER_MD } from './http-fixture.js';
 
-let fx: Fixture;
-let app: App;
-beforeEach(async () => {
-  fx = await fixture();
-  app = await fx.open();
-});
-afterEach(async () => {
-  await app.close();
-  await fx.cleanup();
-});
+const ctx = openApp();
 
-const role = (name: string) => app.inject({ url: `${API}/roles/${name}` });
+const role = (name: string) => ctx.app.inject({ url: `${API}/roles/${name}` });
 const post = (payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  app.inject({ method: 'POST', url: `${API}/role`, payload, headers });
+  ctx.app.inject({ method: 'POST', url: `${API}/role`, payload, headers });
 
 describe('GET /roles', () => {
   test('lists the built-in roles sorted, with states and has_kit', async () => {
-    const r = await app.inject({ url: `${API}/roles` });
+    const r = await ctx.app.inject({ url: `${API}/roles` });
     expect(r.statusCode).toBe(200);
     expect(r.json().roles).toEqual([
       { name: 'reviewer', shipped: true, state: 'shipped', edited_outside: false, has_kit: false, valid: true },
@@ -57,8 +47,8 @@ describe('POST /role', () => {
     const r = await post({ name: 'worker', role_md: `\n${WORKER_MD}\n\n`, kit: { tools: ['shell.run'] } });
     expect(r.statusCode).toBe(200);
     expect(r.json().state).toBe('same_as_shipped');
-    expect(await fx.read('roles', 'worker', 'role.md')).toBe(WORKER_MD);
-    expect(await fx.read('roles', 'worker', 'kit.json')).toBe(WORKER_KIT);
+    expect(await ctx.fx.read('roles', 'worker', 'role.md')).toBe(WORKER_MD);
+    expect(await ctx.fx.read('roles', 'worker', 'kit.json')).toBe(WORKER_KIT);
   });
 
   test('an edit reads edited, its ETag changes, and a reset brings the built-in back', async () => {
@@ -67,7 +57,7 @@ describe('POST /role', () => {
     expect(saved.statusCode).toBe(200);
     expect(saved.json()).toMatchObject({ state: 'edited', kit: null });
     expect(saved.headers.etag).not.toBe(before);
-    expect(await fx.read('roles', 'worker', 'kit.json')).toBeNull();
+    expect(await ctx.fx.read('roles', 'worker', 'kit.json')).toBeNull();
 
     const stale = await post({ name: 'worker', reset: true }, { 'if-match': before });
     expect(stale.statusCode).toBe(412);
@@ -75,14 +65,14 @@ describe('POST /role', () => {
     expect(reset.statusCode).toBe(200);
     expect(reset.json()).toMatchObject({ state: 'shipped', role_md: WORKER_MD });
     expect(reset.headers.etag).toBe(before);
-    expect(await fx.read('roles', 'worker', 'role.md')).toBeNull();
+    expect(await ctx.fx.read('roles', 'worker', 'role.md')).toBeNull();
   });
 
   test("an operator's own role saves as custom and appears in the list", async () => {
     const r = await post({ name: 'tester', role_md: '# Tester\n\nTests.\n', kit: { tools: ['workspace.read'] } });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ name: 'tester', state: 'custom', shipped: false, shipped_role_md: null });
-    const list = (await app.inject({ url: `${API}/roles` })).json().roles;
+    const list = (await ctx.app.inject({ url: `${API}/roles` })).json().roles;
     expect(list.map((x: { name: string }) => x.name)).toEqual(['reviewer', 'tester', 'worker']);
   });
 
@@ -90,7 +80,7 @@ describe('POST /role', () => {
     const r = await post({ name: 'reviewer', role_md: REVIEWER_MD, kit: { tools: ['rm.rf'] } });
     expect(r.statusCode).toBe(422);
     expect(r.json().code).toBe('invalid_role');
-    expect(await fx.read('roles', 'reviewer', 'role.md')).toBeNull();
+    expect(await ctx.fx.read('roles', 'reviewer', 'role.md')).toBeNull();
   });
 
   test('resetting a role that is not built in is 409 not_shipped', async () => {
@@ -106,6 +96,6 @@ describe('POST /role', () => {
     expect((await post({ name: 'worker' })).statusCode).toBe(400);
     expect((await post({ name: 'worker', reset: false })).statusCode).toBe(400);
     expect((await post({ name: 'worker', role_md: 'x', kit: { tools: ['shell.run'], extra: 1 } })).statusCode).toBe(400);
-    expect(await fx.read('roles', 'worker', 'role.md')).toBeNull();
+    expect(await ctx.fx.read('roles', 'worker', 'role.md')).toBeNull();
   });
 });

@@ -1,32 +1,22 @@
 /** Reset and acknowledge (docs/api.md, Settings actions) over a real library on temp folders. */
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { App } from '../src/app.js';
-import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
+import { describe, expect, test } from 'vitest';
+import { ALPHA, API, openApp } from './http-fixture.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const EDITED = ALPHA.replace('one worker then a gate', 'one worker, edited');
 const NEW_SHIPPED = ALPHA.replace('profile: read_only', 'profile: web_research');
 
-let fx: Fixture;
-let app: App;
-beforeEach(async () => {
-  fx = await fixture();
-  app = await fx.open();
-});
-afterEach(async () => {
-  await app.close();
-  await fx.cleanup();
-});
+const ctx = openApp();
 
 const put = (name: string, source: string) =>
-  app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source } });
+  ctx.app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source } });
 const reset = (name: string, headers: Record<string, string> = {}) =>
-  app.inject({ method: 'POST', url: `${API}/settings/template-reset`, payload: { name }, headers });
+  ctx.app.inject({ method: 'POST', url: `${API}/settings/template-reset`, payload: { name }, headers });
 const ack = (name: string, headers: Record<string, string> = {}) =>
-  app.inject({ method: 'POST', url: `${API}/settings/template-acknowledge`, payload: { name }, headers });
-const visible = async () => (await readdir(fx.at('templates'))).filter((f) => !f.startsWith('.shipped-base'));
+  ctx.app.inject({ method: 'POST', url: `${API}/settings/template-acknowledge`, payload: { name }, headers });
+const visible = async () => (await readdir(ctx.fx.at('templates'))).filter((f) => !f.startsWith('.shipped-base'));
 
 describe('POST /settings/template-reset', () => {
   test('removes the copy and its marker: the shipped bytes load again', async () => {
@@ -35,8 +25,8 @@ describe('POST /settings/template-reset', () => {
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ name: 'alpha', state: 'shipped', source: ALPHA });
     expect(r.headers.etag).toBe(`"${sha(ALPHA)}"`);
-    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
-    expect(await fx.read('templates', '.alpha.shipped')).toBeNull();
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', '.alpha.shipped')).toBeNull();
     expect(await visible()).toEqual([]);
   });
 
@@ -44,7 +34,7 @@ describe('POST /settings/template-reset', () => {
     await put('alpha', EDITED);
     const stale = await reset('alpha', { 'if-match': `"${sha(ALPHA)}"` });
     expect(stale.statusCode).toBe(412);
-    expect(await fx.read('templates', 'alpha.yaml')).toBe(EDITED);
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBe(EDITED);
     const ok = await reset('alpha', { 'if-match': `"${sha(EDITED)}"` });
     expect(ok.statusCode).toBe(200);
   });
@@ -55,7 +45,7 @@ describe('POST /settings/template-reset', () => {
     const r = await reset('gamma');
     expect(r.statusCode).toBe(409);
     expect(r.json().code).toBe('not_shipped');
-    expect(await fx.read('templates', 'gamma.yaml')).toBe(gamma);
+    expect(await ctx.fx.read('templates', 'gamma.yaml')).toBe(gamma);
     expect((await reset('nothing')).json().code).toBe('not_shipped');
   });
 
@@ -64,7 +54,7 @@ describe('POST /settings/template-reset', () => {
   });
 
   test('an unknown body key is 400', async () => {
-    const r = await app.inject({ method: 'POST', url: `${API}/settings/template-reset`, payload: { name: 'alpha', force: true } });
+    const r = await ctx.app.inject({ method: 'POST', url: `${API}/settings/template-reset`, payload: { name: 'alpha', force: true } });
     expect(r.statusCode).toBe(400);
     expect(r.json().code).toBe('bad_request');
   });
@@ -73,16 +63,15 @@ describe('POST /settings/template-reset', () => {
 describe('POST /settings/template-acknowledge', () => {
   test('moves the marker to today: shipped_changed_since becomes edited, the copy stays', async () => {
     await put('alpha', EDITED);
-    await fx.ship('alpha', NEW_SHIPPED);
-    await app.close();
-    app = await fx.open();
-    const before = await app.inject({ url: `${API}/templates/alpha` });
+    await ctx.fx.ship('alpha', NEW_SHIPPED);
+    await ctx.reopen();
+    const before = await ctx.app.inject({ url: `${API}/templates/alpha` });
     expect(before.json().state).toBe('shipped_changed_since');
     const r = await ack('alpha', { 'if-match': before.headers.etag as string });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ state: 'edited', source: EDITED });
-    expect(await fx.read('templates', 'alpha.yaml')).toBe(EDITED);
-    const marker = await fx.read('templates', '.alpha.shipped');
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBe(EDITED);
+    const marker = await ctx.fx.read('templates', '.alpha.shipped');
     expect(marker?.split('\n')[0]).toBe(sha(NEW_SHIPPED));
   });
 

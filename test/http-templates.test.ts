@@ -1,37 +1,22 @@
 /** Template routes over a real library on temp folders: list, read, save, delete, and the states. */
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { App } from '../src/app.js';
-import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
+import { describe, expect, test } from 'vitest';
+import { ALPHA, API, fixture, openApp } from './http-fixture.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const EDITED = ALPHA.replace('one worker then a gate', 'one worker, edited');
 const CUSTOM = ALPHA.replaceAll('alpha', 'gamma');
 
-let fx: Fixture;
-let app: App;
-beforeEach(async () => {
-  fx = await fixture();
-  app = await fx.open();
-});
-afterEach(async () => {
-  await app.close();
-  await fx.cleanup();
-});
+const ctx = openApp();
 
-const get = (name: string) => app.inject({ url: `${API}/templates/${name}` });
+const get = (name: string) => ctx.app.inject({ url: `${API}/templates/${name}` });
 const put = (name: string, source: string, headers: Record<string, string> = {}) =>
-  app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source }, headers });
-
-async function reopen(): Promise<void> {
-  await app.close();
-  app = await fx.open();
-}
+  ctx.app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source }, headers });
 
 describe('GET /templates', () => {
   test('lists shipped and read-only templates sorted, with the spec fields', async () => {
-    const r = await app.inject({ url: `${API}/templates` });
+    const r = await ctx.app.inject({ url: `${API}/templates` });
     expect(r.statusCode).toBe(200);
     const list = r.json().templates;
     expect(list.map((t: { name: string }) => t.name)).toEqual(['alpha', 'beta', 'ticket-input']);
@@ -55,8 +40,8 @@ describe('GET /templates', () => {
   });
 
   test('an invalid file in the library is listed with its counts and does not hide the others', async () => {
-    await fx.write('template: [\n', 'templates', 'broken.yaml');
-    const list = (await app.inject({ url: `${API}/templates` })).json().templates;
+    await ctx.fx.write('template: [\n', 'templates', 'broken.yaml');
+    const list = (await ctx.app.inject({ url: `${API}/templates` })).json().templates;
     const broken = list.find((t: { name: string }) => t.name === 'broken');
     expect(broken).toMatchObject({ state: 'custom', valid: false, purpose: null });
     expect(broken.errors).toBeGreaterThan(0);
@@ -104,8 +89,8 @@ describe('PUT /templates/:name and the states', () => {
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ name: 'alpha', state: 'same_as_shipped', edited_outside: false });
     expect(r.headers.etag).toBe(`"${sha(ALPHA)}"`);
-    expect(await fx.read('templates', 'alpha.yaml')).toBe(ALPHA);
-    expect(await fx.read('templates', '.alpha.shipped')).toBe(`${sha(ALPHA)}\ncopy ${sha(ALPHA)}\n`);
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBe(ALPHA);
+    expect(await ctx.fx.read('templates', '.alpha.shipped')).toBe(`${sha(ALPHA)}\ncopy ${sha(ALPHA)}\n`);
   });
 
   test('an edit reads edited, and its card diffs against the shipped version', async () => {
@@ -121,32 +106,32 @@ describe('PUT /templates/:name and the states', () => {
 
   test('a marker from another shipped version reads shipped_changed_since', async () => {
     await put('alpha', EDITED);
-    await writeFile(fx.at('templates', '.alpha.shipped'), `${sha('an older alpha')}\ncopy ${sha(EDITED)}\n`);
+    await writeFile(ctx.fx.at('templates', '.alpha.shipped'), `${sha('an older alpha')}\ncopy ${sha(EDITED)}\n`);
     expect((await get('alpha')).json()).toMatchObject({ state: 'shipped_changed_since', edited_outside: false });
   });
 
   test('a copy with no marker reads edited, never shipped_changed_since', async () => {
-    await fx.write(EDITED, 'templates', 'alpha.yaml');
+    await ctx.fx.write(EDITED, 'templates', 'alpha.yaml');
     expect((await get('alpha')).json().state).toBe('edited');
   });
 
   test('an unedited copy of an older shipped version reads stale', async () => {
     await put('alpha', ALPHA);
-    await fx.ship('alpha', ALPHA.replace('one worker then a gate', 'the new shipped alpha'));
-    await reopen();
+    await ctx.fx.ship('alpha', ALPHA.replace('one worker then a gate', 'the new shipped alpha'));
+    await ctx.reopen();
     expect((await get('alpha')).json()).toMatchObject({ state: 'stale', source: ALPHA });
   });
 
   test('an edited copy whose shipped version moved on reads shipped_changed_since', async () => {
     await put('alpha', EDITED);
-    await fx.ship('alpha', ALPHA.replace('profile: read_only', 'profile: web_research'));
-    await reopen();
+    await ctx.fx.ship('alpha', ALPHA.replace('profile: read_only', 'profile: web_research'));
+    await ctx.reopen();
     expect((await get('alpha')).json().state).toBe('shipped_changed_since');
   });
 
   test('a hand edit after a save reads edited_outside', async () => {
     await put('alpha', EDITED);
-    await writeFile(fx.at('templates', 'alpha.yaml'), EDITED.replace('edited', 'by hand'));
+    await writeFile(ctx.fx.at('templates', 'alpha.yaml'), EDITED.replace('edited', 'by hand'));
     expect((await get('alpha')).json()).toMatchObject({ state: 'edited', edited_outside: true });
   });
 
@@ -155,8 +140,8 @@ describe('PUT /templates/:name and the states', () => {
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ state: 'custom', shipped: false, shipped_source: null });
     expect(r.json().card.diff).toBeNull();
-    expect(await fx.read('templates', 'gamma.yaml')).toBe(CUSTOM);
-    expect(await fx.read('templates', '.gamma.shipped')).toBeNull();
+    expect(await ctx.fx.read('templates', 'gamma.yaml')).toBe(CUSTOM);
+    expect(await ctx.fx.read('templates', '.gamma.shipped')).toBeNull();
   });
 
   test('an invalid save is 422 invalid_template with problems, and nothing is written', async () => {
@@ -167,15 +152,15 @@ describe('PUT /templates/:name and the states', () => {
     const body = r.json();
     expect(body.code).toBe('invalid_template');
     expect(body.problems).toContainEqual(expect.objectContaining({ code: 'model.profile_missing', line: 8 }));
-    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
-    expect(await fx.read('templates', '.alpha.shipped')).toBeNull();
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', '.alpha.shipped')).toBeNull();
   });
 
   test('a header name that is not the URL name is 422 with name.mismatch', async () => {
     const r = await put('delta', ALPHA);
     expect(r.statusCode).toBe(422);
     expect(r.json().problems).toContainEqual(expect.objectContaining({ code: 'name.mismatch', path: '/template/name' }));
-    expect(await fx.read('templates', 'delta.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', 'delta.yaml')).toBeNull();
   });
 
   test('a read-only name is 403 read_only', async () => {
@@ -188,7 +173,7 @@ describe('PUT /templates/:name and the states', () => {
     const stale = await put('alpha', EDITED, { 'if-match': `"${sha('something else')}"` });
     expect(stale.statusCode).toBe(412);
     expect(stale.json().code).toBe('precondition_failed');
-    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBeNull();
     const ok = await put('alpha', EDITED, { 'if-match': `"${sha(ALPHA)}"` });
     expect(ok.statusCode).toBe(200);
   });
@@ -202,7 +187,7 @@ describe('PUT /templates/:name and the states', () => {
     expect(codes.filter((c) => c === 200)).toHaveLength(1);
     expect(codes.filter((c) => c === 412)).toHaveLength(19);
     const winner = answers.find((a) => a.statusCode === 200)!;
-    expect(await fx.read('templates', 'alpha.yaml')).toBe(winner.json().source);
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBe(winner.json().source);
   });
 });
 
@@ -214,7 +199,7 @@ describe('create-only saves: If-None-Match: *', () => {
     const second = await put('gamma', CUSTOM.replace('one worker then a gate', 'another window'), { 'if-none-match': '*' });
     expect(second.statusCode).toBe(412);
     expect(second.json().code).toBe('precondition_failed');
-    expect(await fx.read('templates', 'gamma.yaml')).toBe(CUSTOM);
+    expect(await ctx.fx.read('templates', 'gamma.yaml')).toBe(CUSTOM);
   });
 
   test('two windows creating one name at once: exactly one 200, the other 412', async () => {
@@ -223,13 +208,13 @@ describe('create-only saves: If-None-Match: *', () => {
     );
     expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 412]);
     const winner = answers.find((a) => a.statusCode === 200)!;
-    expect(await fx.read('templates', 'gamma.yaml')).toBe(winner.json().source);
+    expect(await ctx.fx.read('templates', 'gamma.yaml')).toBe(winner.json().source);
   });
 
   test('a shipped name exists (its GET answers 200): 412 with no copy written; without the header it saves', async () => {
     const r = await put('alpha', EDITED, { 'if-none-match': '*' });
     expect(r.statusCode).toBe(412);
-    expect(await fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBeNull();
     expect((await put('alpha', EDITED)).statusCode).toBe(200);
   });
 
@@ -243,23 +228,23 @@ describe('create-only saves: If-None-Match: *', () => {
 describe('DELETE /templates/:name', () => {
   test('a custom template is deleted: 204 and the file is gone', async () => {
     await put('gamma', CUSTOM);
-    const r = await app.inject({ method: 'DELETE', url: `${API}/templates/gamma` });
+    const r = await ctx.app.inject({ method: 'DELETE', url: `${API}/templates/gamma` });
     expect(r.statusCode).toBe(204);
     expect(r.body).toBe('');
-    expect(await fx.read('templates', 'gamma.yaml')).toBeNull();
+    expect(await ctx.fx.read('templates', 'gamma.yaml')).toBeNull();
     expect((await get('gamma')).statusCode).toBe(404);
   });
 
   test('a shipped name is 409 not_custom and its copy stays', async () => {
     await put('alpha', EDITED);
-    const r = await app.inject({ method: 'DELETE', url: `${API}/templates/alpha` });
+    const r = await ctx.app.inject({ method: 'DELETE', url: `${API}/templates/alpha` });
     expect(r.statusCode).toBe(409);
     expect(r.json().code).toBe('not_custom');
-    expect(await fx.read('templates', 'alpha.yaml')).toBe(EDITED);
+    expect(await ctx.fx.read('templates', 'alpha.yaml')).toBe(EDITED);
   });
 
   test('an unknown name is 404', async () => {
-    const r = await app.inject({ method: 'DELETE', url: `${API}/templates/nope` });
+    const r = await ctx.app.inject({ method: 'DELETE', url: `${API}/templates/nope` });
     expect(r.statusCode).toBe(404);
   });
 });
