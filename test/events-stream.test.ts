@@ -174,6 +174,27 @@ describe('GET /events', () => {
     expect(peak).toBeLessThanOrEqual(max + 2 * (note.length + 200) + 16 * 1024);
   });
 
+  test('a client that stops reading for a while and then reads again gets every event, in order', async () => {
+    await start({ events: { maxQueuedBytes: 64 * 1024 * 1024 } });
+    const c = await listen();
+    await c.next((f) => f.event === 'ready');
+    c.res.pause();
+    const note = 'y'.repeat(64 * 1024);
+    let queuedPeak = 0;
+    for (let i = 0; i < 300; i++) {
+      lib!.events.publish('proposal.decided', { id: `p${i}`, status: 'dismissed', name: 'gamma', etag: null, note });
+      queuedPeak = Math.max(queuedPeak, app!.eventStreams.stats().queuedBytes);
+      if (i % 16 === 0) await new Promise((r) => setImmediate(r));
+    }
+    // 19 MiB is past what the kernel's buffers take, so the stream's own queue was used
+    expect(queuedPeak).toBeGreaterThan(1024 * 1024);
+    c.res.resume();
+    await c.next((f) => f.event === 'proposal.decided' && data(f).id === 'p299', 30_000);
+    const ids = c.frames.filter((f) => f.event === 'proposal.decided').map((f) => data(f).id);
+    expect(ids).toEqual(Array.from({ length: 300 }, (_, i) => `p${i}`));
+    expect(app!.eventStreams.stats()).toMatchObject({ subscribers: 1, dropped: 0 });
+  });
+
   test('app.close() resolves with a stream open, and the stream ends', async () => {
     await start();
     const c = await listen();
