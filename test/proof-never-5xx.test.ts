@@ -25,6 +25,8 @@ const BUDGET_MS = proofBudgetMs(100, RUNS);
 
 let fx: Fixture;
 let app: App;
+/** proposals made before the runs (one valid, one not), so the id routes reach a proposal and not only a 404 */
+const proposalIds: string[] = [];
 
 beforeAll(async () => {
   fx = await fixture();
@@ -34,6 +36,11 @@ beforeAll(async () => {
     app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source }, headers: { 'content-type': 'application/json' } });
   expect((await put('alpha', ALPHA.replace('one worker then a gate', 'my own words'))).statusCode).toBe(200);
   expect((await put('gamma', ALPHA.replace('name: alpha', 'name: gamma'))).statusCode).toBe(200);
+  for (const source of [ALPHA.replaceAll('alpha', 'delta'), ALPHA.replaceAll('alpha', 'delta').replace('profile: read_only', 'profile: everything')]) {
+    const r = await app.inject({ method: 'POST', url: `${API}/proposals`, payload: { name: 'delta', purpose: 'proposed', source } });
+    expect(r.statusCode).toBe(201);
+    proposalIds.push(r.json().id);
+  }
 });
 /**
  * Globals that change without any poisoning: vitest's own worker state and
@@ -184,6 +191,8 @@ const path = fc.oneof(
   fc.tuple(urlName, fc.oneof(urlName, fc.constantFrom('shipped', 'base'))).map(([n, a]) => `${API}/templates/${n}/diff?against=${a}`),
   urlName.map((n) => `${API}/templates/${n}/rebase`),
   urlName.map((n) => `${API}/roles/${n}`),
+  urlName.map((n) => `${API}/templates/${n}/launch-preview`),
+  fc.tuple(urlName, fc.constantFrom('', '/save', '/dismiss')).map(([n, s]) => `${API}/proposals/${n}${s}`),
   fc.constantFrom(
     `${API}/templates`,
     `${API}/templates/propose`,
@@ -191,6 +200,10 @@ const path = fc.oneof(
     `${API}/settings/template-acknowledge`,
     `${API}/role`,
     `${API}/roles`,
+    `${API}/proposals`,
+    `${API}/proposals?status=all`,
+    `${API}/proposals?status=nope`,
+    `${API}/proposals?status[]=all`,
     `${API}/health`,
     `${API}/schema/template.json`,
     `${API}/openapi.json`,
@@ -246,6 +259,13 @@ const json = (method: string, url: string, body?: unknown, headers: Record<strin
 });
 const someName = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('alpha', 'beta', 'gamma', 'delta', 'worker', 'reviewer') }, { weight: 2, arbitrary: bodyName });
 const etag = fc.constantFrom(undefined, '*', '"nope"', 'W/"x"');
+/** A proposal id: one made in beforeAll (read when the request is generated, after it ran), or a malformed or unknown one. */
+const proposalId = fc.oneof(
+  { weight: 3, arbitrary: fc.nat().map((i) => proposalIds[i % proposalIds.length]!) },
+  { weight: 2, arbitrary: fc.oneof(fc.constantFrom('000000000-00000000000000000000', '..', '%2e%2e', 'x'.repeat(300)), bodyName) },
+);
+/** Launch inputs: the list ticket-input takes, wrong types, prototype keys. */
+const launchInputs = fc.dictionary(fc.constantFrom('tickets', 'question', 'x', '__proto__', 'constructor'), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 3 });
 
 /** Well-formed requests to each route, hostile only in their contents, so the routes and the library are reached past the guards. */
 const routeRequest: fc.Arbitrary<Req> = fc.oneof(
@@ -261,6 +281,21 @@ const routeRequest: fc.Arbitrary<Req> = fc.oneof(
   ),
   someName.map((n) => json('POST', `${API}/role`, { name: n, reset: true })),
   someName.map((n) => json('GET', `${API}/roles/${encodeURIComponent(n)}`)),
+  fc.tuple(someName, etag).map(([n, m]) => json('DELETE', `${API}/roles/${encodeURIComponent(n)}`, undefined, m ? { 'if-match': m } : {})),
+  fc.tuple(fc.oneof(fc.constant('ticket-input'), someName), fc.oneof(launchInputs.map((i) => ({ inputs: i })), fc.jsonValue({ maxDepth: 2 })), etag).map(([n, b, m]) =>
+    json('POST', `${API}/templates/${encodeURIComponent(n)}/launch-preview`, b, m ? { 'if-match': m } : {}),
+  ),
+  fc.tuple(someName, fc.string({ maxLength: 30 }), source, fc.option(fc.string({ maxLength: 20 }), { nil: undefined })).map(([n, p, src, from]) =>
+    json('POST', `${API}/proposals`, { name: n, purpose: p, source: src, ...(from === undefined ? {} : { from }) }),
+  ),
+  fc.constantFrom(undefined, 'pending', 'decided', 'all', 'nope').map((st) => json('GET', `${API}/proposals${st ? `?status=${st}` : ''}`)),
+  proposalId.map((id) => json('GET', `${API}/proposals/${encodeURIComponent(id)}`)),
+  fc.tuple(proposalId, fc.option(someName, { nil: undefined }), etag).map(([id, n, m]) =>
+    json('POST', `${API}/proposals/${encodeURIComponent(id)}/save`, n === undefined ? {} : { name: n }, m ? { 'if-match': m } : {}),
+  ),
+  fc.tuple(proposalId, fc.option(fc.string({ maxLength: 40 }), { nil: undefined })).map(([id, note]) =>
+    json('POST', `${API}/proposals/${encodeURIComponent(id)}/dismiss`, note === undefined ? {} : { note }),
+  ),
 );
 
 const request = fc.oneof(anyRequest, routeRequest);
