@@ -34,6 +34,8 @@ export default defineConfig({
           // the validator are loaded once). Sound while no test file mocks modules or changes
           // globals; one that must goes in an isolated project like 'proof'.
           isolate: false,
+          // and each app's response serializers compiled once per worker, not once per app (test/compile-once.ts)
+          setupFiles: [...shared.setupFiles, 'test/compile-once.ts'],
         },
       },
       {
