@@ -5,10 +5,9 @@
  * been read (up to a bound), so the client sees the answer and not a reset.
  */
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { type App, buildApp } from '../src/app.js';
-import { API, type Fixture, fixture } from './http-fixture.js';
+import type { App } from '../src/app.js';
+import { API, type Fixture, fixture, keptLines } from './http-fixture.js';
 
 let fx: Fixture;
 let app: App;
@@ -17,14 +16,9 @@ let port = 0;
 
 beforeEach(async () => {
   fx = await fixture();
-  lines = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness }, logger: { level: 'debug', stream }, web: false });
+  const kept = keptLines();
+  lines = kept.lines;
+  app = await fx.open({ logger: { level: 'debug', stream: kept.stream } });
   await app.listen({ host: '127.0.0.1', port: 0 });
   port = (app.server.address() as { port: number }).port;
   lines.length = 0; // the listening line

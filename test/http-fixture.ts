@@ -6,8 +6,9 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { type App, buildApp } from '../src/app.js';
+import { type App, type AppOptions, buildApp } from '../src/app.js';
 
 export const ALPHA = `template:
   name: alpha
@@ -50,7 +51,8 @@ export interface Fixture {
   harness: string;
   /** the library root, or null */
   root: string | null;
-  open(): Promise<App>;
+  /** the app over this harness and root; `extra` adds options (a logger), web off unless it says */
+  open(extra?: Omit<AppOptions, 'library' | 'libraryOptions'>): Promise<App>;
   /** replace a shipped template's bytes (takes effect at the next open) */
   ship(name: string, source: string): Promise<void>;
   /** a path under the library root */
@@ -78,7 +80,7 @@ export async function fixture(opts: { root?: boolean } = {}): Promise<Fixture> {
     dir,
     harness,
     root,
-    open: () => buildApp({ libraryOptions: { root, harnessDir: harness }, web: false }),
+    open: (extra = {}) => buildApp({ libraryOptions: { root, harnessDir: harness }, web: false, ...extra }),
     ship: (name, source) => writeFile(join(harness, 'templates', `${name}.yaml`), source),
     at,
     read: (...parts) => readFile(at(...parts), 'utf8').catch(() => null),
@@ -115,4 +117,16 @@ export function openApp(scope: 'test' | 'file' = 'test'): Opened {
     await opened.fx.cleanup();
   });
   return opened;
+}
+
+/** A log destination for the app's `logger` option that keeps each JSON line written to it, parsed, in `lines`. */
+export function keptLines(): { lines: Record<string, unknown>[]; stream: Writable } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+      done();
+    },
+  });
+  return { lines, stream };
 }

@@ -1,8 +1,7 @@
 /** Logs (docs/operations.md): one line per request, one per write naming who; no template text. */
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { type App, buildApp } from '../src/app.js';
-import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
+import type { App } from '../src/app.js';
+import { ALPHA, API, type Fixture, fixture, keptLines } from './http-fixture.js';
 
 let fx: Fixture;
 let app: App;
@@ -10,18 +9,9 @@ let lines: Record<string, unknown>[];
 
 beforeEach(async () => {
   fx = await fixture();
-  lines = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  app = await buildApp({
-    libraryOptions: { root: fx.root, harnessDir: fx.harness },
-    logger: { level: 'info', stream },
-    web: false,
-  });
+  const kept = keptLines();
+  lines = kept.lines;
+  app = await fx.open({ logger: { level: 'info', stream: kept.stream } });
 });
 afterEach(async () => {
   await app.close();
