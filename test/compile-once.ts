@@ -41,7 +41,10 @@ if (!(MARK in original)) {
         if (typeof $id === 'string' && $id in externals) dropped.add($id);
         const key = `${shared}\u0000${[...dropped].join('\u0000')}\u0000${JSON.stringify(route.schema)}`;
         let fn = compiled.get(key);
-        if (fn === undefined) compiled.set(key, (fn = compile(route)));
+        if (fn === undefined) {
+          fn = compile(route);
+          compiled.set(key, fn);
+        }
         return fn;
       };
     };
