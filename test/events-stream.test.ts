@@ -70,10 +70,16 @@ describe('GET /events', () => {
     await c.next((f) => f.event === 'ready');
     // the watcher's first look learns the library as it is; a change after it is news
     await until(() => app!.eventStreams.stats().looks >= 1);
+    // a hand edit is not atomic: a look may catch it half written and tell that too, so wait for the whole file's ETag
     await fx.write(CUSTOM, 'templates', 'gamma.yaml');
-    const f = await c.next((x) => x.event === 'template.changed' && data(x).name === 'gamma');
     const now = await call(base, 'GET', `${API}/templates/gamma`);
+    const f = await c.next((x) => x.event === 'template.changed' && data(x).etag === now.etag);
     expect(data(f)).toEqual({ name: 'gamma', state: 'custom', etag: now.etag });
+    // roles too: a hand-made role folder
+    await fx.write('# Triager\n\nSorts.\n', 'roles', 'triager', 'role.md');
+    const role = await call(base, 'GET', `${API}/roles/triager`);
+    const r = await c.next((x) => x.event === 'role.changed' && data(x).etag === role.etag);
+    expect(data(r)).toEqual({ name: 'triager', state: 'custom', etag: role.etag });
   });
 
   test('a hand edit made while no stream was open is told to the next one', async () => {
