@@ -19,7 +19,7 @@ import { buildApp } from '../src/app.js';
 import { harnessDir } from '../src/paths.js';
 import { lineDiff } from '../src/template/diff.js';
 import { LIMITS } from '../src/template/read.js';
-import { type BenchRow, median, timeIt } from './table.js';
+import { type BenchRow, median, msRow, round, timeIt } from './table.js';
 
 const GOAL_MS = 50;
 const API = '/api/desk';
@@ -52,16 +52,13 @@ function diffRow(shape: string, a: string, b: string): BenchRow {
   if (lineDiff('a.yaml', 'b.yaml', a, b) !== null) throw new Error(`${shape}: expected too_different`);
   const value = timeIt(() => lineDiff('a.yaml', 'b.yaml', a, b), 300, 5);
   const baseline = unboundedMs(a, b);
-  return {
+  return msRow({
     name: `line diff at the 128 KiB cap, ${shape} (÷ unbounded createTwoFilesPatch)`,
-    value: round(value),
-    unit: 'ms',
-    baseline: round(baseline),
+    value,
+    baseline,
     baselineName: 'unbounded, one run',
-    ratio: round(value / baseline),
-    goal: `≤ ${GOAL_MS} ms`,
-    ok: value <= GOAL_MS,
-  };
+    goalMs: GOAL_MS,
+  });
 }
 
 /** The longest event-loop block while `work` runs (the monitor must tick before and after it). */
@@ -116,8 +113,4 @@ export async function bench(): Promise<BenchRow[]> {
     await rm(dir, { recursive: true, force: true });
   }
   return rows;
-}
-
-function round(x: number): number {
-  return Math.round(x * 100) / 100;
 }

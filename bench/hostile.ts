@@ -7,7 +7,7 @@
 import { parseDocument } from 'yaml';
 import { readSource } from '../src/template/read.js';
 import { HOSTILE_SHAPES } from '../test/fixtures/hostile/shapes.js';
-import { type BenchRow, median, timeIt } from './table.js';
+import { type BenchRow, median, msRow, timeIt } from './table.js';
 
 const GOAL_MS = 250;
 /** yaml's defaults take seconds on some shapes; one run of each says enough. */
@@ -35,20 +35,7 @@ export async function bench(): Promise<BenchRow[]> {
     for (let i = 0; i < 3; i++) readSource(source);
     const value = timeIt(() => readSource(source), 300, 7);
     const baseline = baselineMs(source);
-    rows.push({
-      name: `read hostile input: ${shape.name}`,
-      value: round(value),
-      unit: 'ms',
-      baseline: round(baseline),
-      baselineName: 'yaml parseDocument, default options',
-      ratio: round(value / baseline),
-      goal: `≤ ${GOAL_MS} ms`,
-      ok: value <= GOAL_MS,
-    });
+    rows.push(msRow({ name: `read hostile input: ${shape.name}`, value, baseline, baselineName: 'yaml parseDocument, default options', goalMs: GOAL_MS }));
   }
   return rows;
-}
-
-function round(x: number): number {
-  return Math.round(x * 100) / 100;
 }

@@ -38,3 +38,22 @@ export function timeIt(fn: () => unknown, ms = 200, min = 5): number {
   }
   return median(samples);
 }
+
+/** Rounds a figure to two decimals, as the table prints it. */
+export function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+/** A time in ms against a baseline measured in the same run, with an absolute goal: figures rounded, ratio value ÷ baseline. */
+export function msRow(row: { name: string; value: number; baseline: number; baselineName: string; goalMs: number }): BenchRow {
+  return {
+    name: row.name,
+    value: round(row.value),
+    unit: 'ms',
+    baseline: round(row.baseline),
+    baselineName: row.baselineName,
+    ratio: round(row.value / row.baseline),
+    goal: `≤ ${row.goalMs} ms`,
+    ok: row.value <= row.goalMs,
+  };
+}
