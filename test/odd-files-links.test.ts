@@ -9,7 +9,7 @@ import { mkdir, readdir, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
-import { ALPHA, API, fixture, WORKER_MD } from './http-fixture.js';
+import { ALPHA, API, type Fixture, fixture, WORKER_MD } from './http-fixture.js';
 import { keepLog } from './odd-files-helpers.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -30,10 +30,16 @@ async function linked(folder: 'templates' | 'roles') {
   return { fx, outside };
 }
 
-test('a linked templates folder: the list, a shipped template and /health answer 200; a save is 409 symlink_refused', async () => {
-  const { fx, outside } = await linked('templates');
+/** The app over `fx`, closed after the test. */
+async function opened(fx: Fixture) {
   const app = await fx.open();
   cleanups.push(() => app.close());
+  return app;
+}
+
+test('a linked templates folder: the list, a shipped template and /health answer 200; a save is 409 symlink_refused', async () => {
+  const { fx, outside } = await linked('templates');
+  const app = await opened(fx);
   const list = await app.inject({ url: `${API}/templates` });
   expect(list.statusCode).toBe(200);
   expect(list.json().templates.map((t: { name: string; state: string }) => [t.name, t.state])).toEqual([
@@ -52,8 +58,7 @@ test('a linked templates folder: the list, a shipped template and /health answer
 
 test('a linked roles folder: the roles and /health answer 200; a role save is 409 symlink_refused', async () => {
   const { fx, outside } = await linked('roles');
-  const app = await fx.open();
-  cleanups.push(() => app.close());
+  const app = await opened(fx);
   const roles = await app.inject({ url: `${API}/roles` });
   expect(roles.statusCode).toBe(200);
   expect(roles.json().roles.map((r: { name: string; state: string }) => [r.name, r.state])).toEqual([
@@ -89,8 +94,7 @@ test('a linked .shipped-base folder is no kept base for a rebase, not a refusal'
   await fx.ship('alpha', ALPHA.replace('then a gate', 'then a review gate'));
   await rename(fx.at('templates', '.shipped-base'), join(fx.dir, 'bases'));
   await symlink(join(fx.dir, 'bases'), fx.at('templates', '.shipped-base'));
-  const again = await fx.open();
-  cleanups.push(() => again.close());
+  const again = await opened(fx);
   const r = await again.inject({ method: 'POST', url: `${API}/templates/alpha/rebase` });
   expect([r.statusCode, r.json().code]).toEqual([409, 'no_kept_base']);
 });
