@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { main } from '../src/cli.js';
 import { canonicalJson } from '../src/library/canonical.js';
+import type { Library } from '../src/library/types.js';
 import { API, fixture as httpFixture } from './http-fixture.js';
-import { fixture, rejection } from './library-helpers.js';
+import { type Fixture, fixture, rejection } from './library-helpers.js';
 
 /** Closes a ticket with a read_only node: only its role's kit can make it mutate tickets. No proof. */
 const CLOSER = `template:
@@ -29,13 +30,22 @@ const HARNESS = {
   },
 };
 
+/** A library over HARNESS on a temp root, closed after `fn`. */
+async function withLibrary(fn: (lib: Library, fx: Fixture) => Promise<void>): Promise<void> {
+  const fx = await fixture(HARNESS);
+  const lib = await fx.open();
+  try {
+    await fn(lib, fx);
+  } finally {
+    await lib.close();
+  }
+}
+
 const at = (problems: { code: string; path: string }[]) => problems.map((p) => `${p.code} ${p.path}`);
 
 describe("a role's kit in the library's checks", () => {
-  test('a built-in kit granting tickets.update refuses the save; the card shows what the kit grants', async () => {
-    const fx = await fixture(HARNESS);
-    const lib = await fx.open();
-    try {
+  test('a built-in kit granting tickets.update refuses the save; the card shows what the kit grants', () =>
+    withLibrary(async (lib) => {
       const err = await rejection(lib.saveTemplate('closer', CLOSER));
       expect(err).toMatchObject({ code: 'invalid_template' });
       expect(at(err.extra.problems)).toEqual(['ticket.mutation_unproven /nodes/close/role']);
@@ -44,30 +54,20 @@ describe("a role's kit in the library's checks", () => {
       expect(saved.problems).toEqual([]);
       const card = (await lib.getTemplate('closer', { card: true }))?.card;
       expect(card?.nodes.find((n) => n.id === 'close')?.touches).toEqual(['workspace.read', 'tickets.read']);
-    } finally {
-      await lib.close();
-    }
-  });
+    }));
 
-  test("an operator's saved kit without tickets.update lets it save; putting it back refuses it again", async () => {
-    const fx = await fixture(HARNESS);
-    const lib = await fx.open();
-    try {
+  test("an operator's saved kit without tickets.update lets it save; putting it back refuses it again", () =>
+    withLibrary(async (lib) => {
       await lib.saveRole('ticket_close', 'You close tickets.', { tools: ['tickets.read'] });
       const saved = await lib.saveTemplate('closer', CLOSER);
       expect(saved.valid).toBe(true);
       await lib.saveRole('ticket_close', 'You close tickets.', { tools: ['tickets.read', 'tickets.update'] });
       // the same bytes, validated again under the changed kit (not the memo's old answer)
       expect(at((await lib.getTemplate('closer'))!.problems)).toEqual(['ticket.mutation_unproven /nodes/close/role']);
-    } finally {
-      await lib.close();
-    }
-  });
+    }));
 
-  test('a kit.json edited by hand counts at the next read', async () => {
-    const fx = await fixture(HARNESS);
-    const lib = await fx.open();
-    try {
+  test('a kit.json edited by hand counts at the next read', () =>
+    withLibrary(async (lib, fx) => {
       await lib.saveRole('ticket_close', 'You close tickets.', { tools: ['tickets.read'] });
       await lib.saveTemplate('closer', CLOSER);
       expect((await lib.getTemplate('closer'))!.valid).toBe(true);
@@ -75,10 +75,7 @@ describe("a role's kit in the library's checks", () => {
       expect(at((await lib.getTemplate('closer'))!.problems)).toEqual(['ticket.mutation_unproven /nodes/close/role']);
       const listed = (await lib.listTemplates()).find((t) => t.name === 'closer');
       expect(listed?.valid).toBe(false);
-    } finally {
-      await lib.close();
-    }
-  });
+    }));
 });
 
 describe('the command line checks kits too', () => {
