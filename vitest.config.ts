@@ -2,9 +2,11 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm test`: the unit, `inject` and process tests, and the proofs in a short
- * seeded version (PROOF_ROUNDS=3 unless set). The full proofs run with
- * `npm run test:proof` (vitest.proof.config.ts), the browser tests with
- * `npm run test:e2e` (vitest.e2e.config.ts).
+ * seeded version (PROOF_ROUNDS=3 unless set). A real-process test whose point
+ * is many rounds or a whole lifecycle runs one round or one representative
+ * case here (fullProof() is false below PROOF_ROUNDS=50). The full proofs and
+ * those tests in full run with `npm run test:proof` (vitest.proof.config.ts),
+ * the browser tests with `npm run test:e2e` (vitest.e2e.config.ts).
  */
 const shared = {
   env: { PROOF_ROUNDS: process.env.PROOF_ROUNDS ?? '3' },
