@@ -1,6 +1,5 @@
 import type { BigIntStats } from 'node:fs';
 import { buildCard, type CardAgainst } from '../template/card.js';
-import { lineDiff } from '../template/diff.js';
 import { isTemplateName } from '../template/names.js';
 import { type Problem, problem } from '../template/problems.js';
 import type { LibraryContext } from './context.js';
@@ -178,33 +177,7 @@ function cardOf(ctx: LibraryContext, d: TemplateDetail, l: Look) {
     if (b) against = { name: d.base, kind: 'base', source: b.source };
   }
   if (!against && d.shipped_source !== null && d.state !== 'shipped') against = { name: d.name, kind: 'shipped', source: d.shipped_source };
-  return buildCard(d.source, { name: d.name }, l.catalogue, against, ctx.memo.validator(l), keptLineDiff);
-}
-
-/**
- * Line diffs, keyed on the sha256 of both texts and their labels: a pure
- * function of those, so a kept one cannot be stale. Why: a variant's card
- * diffs it against its base, and jsdiff's Myers diff of two ordinary
- * templates (60 lines apart) is most of the card — about 2 ms on a quiet
- * machine, 8 under load — where the validations come from the memo.
- * Keeping the last few lifts `GET` of such a template from 0.06 to about
- * 0.5 × a hello world (docs/performance.md). Dropped oldest first.
- */
-const lineDiffs = new Map<string, string | null>();
-const LINE_DIFFS_KEPT = 32;
-
-function keptLineDiff(labelA: string, labelB: string, a: string, b: string): string | null {
-  const key = `${sha256Hex(a)} ${sha256Hex(b)} ${labelA} ${labelB}`;
-  const kept = lineDiffs.get(key);
-  if (kept !== undefined) {
-    lineDiffs.delete(key);
-    lineDiffs.set(key, kept);
-    return kept;
-  }
-  const made = lineDiff(labelA, labelB, a, b);
-  lineDiffs.set(key, made);
-  if (lineDiffs.size > LINE_DIFFS_KEPT) lineDiffs.delete(lineDiffs.keys().next().value!);
-  return made;
+  return buildCard(d.source, { name: d.name }, l.catalogue, against, ctx.memo.validator(l));
 }
 
 export function getTemplate(ctx: LibraryContext, name: string, card = false): TemplateDetail | null {

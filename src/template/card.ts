@@ -6,7 +6,7 @@
  */
 import type { Card as CardAnswer, CardNode } from '../schema/card.js';
 import type { AgainstKind, TemplateDiff } from '../schema/diff.js';
-import { graphDiff, lineDiff } from './diff.js';
+import { diffTemplates } from './diff.js';
 import { type Catalogue, type HeaderModel, inputRuns, type NodeModel } from './model.js';
 import type { Problem } from './problems.js';
 import { validateTemplate } from './validate.js';
@@ -35,19 +35,19 @@ export function buildCard(
   against: CardAgainst | null = null,
   /** the validator; a caller that keeps validations (src/http/answers.ts) passes a memoised one. Default: validateTemplate */
   validate: typeof validateTemplate = validateTemplate,
-  /** the unified text diff; a caller that keeps line diffs (src/library/template-read.ts) passes a memoised one. Default: lineDiff */
-  lines: typeof lineDiff = lineDiff,
 ): Card {
   const { template, problems, valid } = validate(source, { name: args.name, catalogue });
   const header = cardHeader(template?.header, template?.ticket ?? false);
   const purposeArg = args.purpose;
   let diff: TemplateDiff | null = null;
   if (against) {
-    // diffTemplates' answer, with the text diff from `lines` and this card's validations
-    const identical = against.source === source;
-    const unified = identical ? '' : lines(`${against.kind}/${against.name}.yaml`, `${args.name}.yaml`, against.source, source);
-    const graph = graphDiff(validate(against.source, { catalogue }).template, validate(source, { catalogue }).template);
-    diff = { against: { name: against.name, kind: against.kind }, identical, unified, too_different: unified === null, graph };
+    const d = diffTemplates(
+      { name: against.name, source: against.source, label: `${against.kind}/${against.name}.yaml` },
+      { name: args.name, source, label: `${args.name}.yaml` },
+      catalogue,
+      validate,
+    );
+    diff = { against: { name: against.name, kind: against.kind }, ...d };
   }
   return {
     name: args.name,
