@@ -20,7 +20,7 @@ export const MAX_RUNS = 100;
  * of times, over 100 runs, would otherwise build gigabytes and end the
  * process; the quick-fix preview of 100 tickets is about 70 thousand.
  */
-export const MAX_FOLDED_CHARS = 8 * 2 ** 20;
+const MAX_FOLDED_CHARS = 8 * 2 ** 20;
 
 /** The problem codes a launch reports; the validator never does. */
 export const LAUNCH_CODES = [
@@ -88,7 +88,7 @@ function inputOf(path: string): string {
  * name, a missing required input, a value of the wrong type or outside
  * `one_of` is an error; a value that reads like a reference is a warning.
  */
-export function resolveInputs(decls: readonly InputDecl[], given: Readonly<Record<string, unknown>>, problems: Problem[]): Map<string, unknown> {
+function resolveInputs(decls: readonly InputDecl[], given: Readonly<Record<string, unknown>>, problems: Problem[]): Map<string, unknown> {
   const byName = new Map(decls.map((d) => [d.name, d]));
   for (const key of Object.keys(given)) {
     if (!byName.has(key)) {
