@@ -42,7 +42,6 @@ export interface DeskEventMap {
   'proposal.decided': ProposalEvent;
 }
 export type DeskEventType = keyof DeskEventMap;
-export const DESK_EVENT_TYPES: readonly DeskEventType[] = ['template.changed', 'role.changed', 'proposal.created', 'proposal.decided'];
 
 /** An event as the bus keeps it: a type, its data and the stream id (`<epoch>.<seq>`). */
 export type DeskEvent = { [K in DeskEventType]: { id: string; type: K; data: DeskEventMap[K] } }[DeskEventType];
