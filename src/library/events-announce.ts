@@ -2,50 +2,30 @@ import type { EventBus } from './events.js';
 import type { Library } from './types.js';
 
 type Writes = Pick<Library, 'saveTemplate' | 'resetTemplate' | 'acknowledgeTemplate' | 'deleteTemplate' | 'saveRole' | 'resetRole' | 'deleteRole'>;
+type Loaded = { state: string; etag: string } | undefined;
 
 /**
  * Wraps the library's writes so each one that completes publishes
- * `template.changed` / `role.changed` with what loads now. A write that
- * throws publishes nothing: it changed nothing, or the watcher
- * (events-watch.ts) sees what it left.
+ * `template.changed` / `role.changed` with what loads now (null after a
+ * delete). A write that throws publishes nothing: it changed nothing, or the
+ * watcher (events-watch.ts) sees what it left.
  */
 export function announceWrites<T extends Writes>(ops: T, bus: EventBus): T {
-  const entry = (type: 'template.changed' | 'role.changed', name: string, e: { state: string; etag: string } | null) =>
-    bus.publish(type, { name, state: (e?.state ?? null) as never, etag: e?.etag ?? null });
+  // Deletes resolve to undefined, so they publish null like a name that no longer loads.
+  const after = <F extends (name: string, ...rest: never[]) => Promise<unknown>>(type: 'template.changed' | 'role.changed', op: F): F =>
+    (async (name: string, ...rest: never[]) => {
+      const e = (await op(name, ...rest)) as Loaded;
+      bus.publish(type, { name, state: (e?.state ?? null) as never, etag: e?.etag ?? null });
+      return e;
+    }) as F;
   return {
     ...ops,
-    async saveTemplate(name, ...rest) {
-      const d = await ops.saveTemplate(name, ...rest);
-      entry('template.changed', name, d);
-      return d;
-    },
-    async resetTemplate(name, ...rest) {
-      const d = await ops.resetTemplate(name, ...rest);
-      entry('template.changed', name, d);
-      return d;
-    },
-    async acknowledgeTemplate(name, ...rest) {
-      const d = await ops.acknowledgeTemplate(name, ...rest);
-      entry('template.changed', name, d);
-      return d;
-    },
-    async deleteTemplate(name, ...rest) {
-      await ops.deleteTemplate(name, ...rest);
-      entry('template.changed', name, null);
-    },
-    async saveRole(name, ...rest) {
-      const r = await ops.saveRole(name, ...rest);
-      entry('role.changed', name, r);
-      return r;
-    },
-    async resetRole(name, ...rest) {
-      const r = await ops.resetRole(name, ...rest);
-      entry('role.changed', name, r);
-      return r;
-    },
-    async deleteRole(name, ...rest) {
-      await ops.deleteRole(name, ...rest);
-      entry('role.changed', name, null);
-    },
+    saveTemplate: after('template.changed', ops.saveTemplate),
+    resetTemplate: after('template.changed', ops.resetTemplate),
+    acknowledgeTemplate: after('template.changed', ops.acknowledgeTemplate),
+    deleteTemplate: after('template.changed', ops.deleteTemplate),
+    saveRole: after('role.changed', ops.saveRole),
+    resetRole: after('role.changed', ops.resetRole),
+    deleteRole: after('role.changed', ops.deleteRole),
   };
 }
