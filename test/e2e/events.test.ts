@@ -3,36 +3,27 @@
  * elsewhere reaches an open list and an open editor without a reload, and
  * the page's own save does not warn about itself.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { browserMissing, buildWeb, launch, type Served, serve } from './harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserMissing, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
 if (missing) console.warn(missing);
 
 describe.skipIf(missing !== null)('live updates (e2e)', () => {
   let served: Served;
-  let browser: Browser;
   let page: Page;
-
-  beforeAll(async () => {
-    buildWeb();
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    served = await serve({ token: 'e2e-token' });
-    page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
-    // the token the page would ask for, already given for this tab
-    await page.addInitScript("sessionStorage.setItem('desk-library.token', 'e2e-token')");
-  });
-  afterEach(async () => {
-    await page?.close();
-    await served?.close();
-  });
+  usePage(
+    (s, p) => {
+      served = s;
+      page = p;
+    },
+    {
+      serve: { token: 'e2e-token' },
+      // the token the page would ask for, already given for this tab
+      init: (p) => p.addInitScript("sessionStorage.setItem('desk-library.token', 'e2e-token')"),
+    },
+  );
 
   const api = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(`${served.base}/api/desk${path}`, {

@@ -8,7 +8,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { packageRoot } from '../../src/paths.js';
 import { runSync } from '../children.js';
@@ -98,6 +99,36 @@ export async function serve(opts: ServeOptions = {}): Promise<Served> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The hooks every page test shares, registered in the calling describe: one
+ * browser for the file, and per test a fresh service, a new tab, and both
+ * closed after (even when the test failed). `use` hands each test's pair to
+ * the file's own variables, so test bodies read `served` and `page` as before.
+ */
+export function usePage(use: (served: Served, page: Page) => void, opts: { serve?: ServeOptions; init?: (page: Page) => Promise<unknown> } = {}): void {
+  let browser: Browser | undefined;
+  let served: Served | undefined;
+  let page: Page | undefined;
+  beforeAll(async () => {
+    buildWeb();
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    served = await serve(opts.serve);
+    page = await browser!.newPage();
+    page.setDefaultTimeout(10_000);
+    await opts.init?.(page);
+    use(served, page);
+  });
+  afterEach(async () => {
+    await page?.close();
+    await served?.close();
+  });
 }
 
 export function launch(): Promise<Browser> {

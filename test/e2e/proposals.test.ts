@@ -5,33 +5,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { browserMissing, buildWeb, launch, type Served, serve } from './harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserMissing, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
 if (missing) console.warn(missing);
 
 describe.skipIf(missing !== null)('proposals view (e2e)', () => {
   let served: Served;
-  let browser: Browser;
   let page: Page;
-
-  beforeAll(async () => {
-    buildWeb();
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    served = await serve();
-    page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
-  });
-  afterEach(async () => {
-    await page?.close();
-    await served?.close();
+  usePage((s, p) => {
+    served = s;
+    page = p;
   });
 
   const api = async (method: string, path: string, body?: unknown) => {

@@ -5,9 +5,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { browserMissing, buildWeb, launch, type Served, serve } from './harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserMissing, type Served, usePage } from './harness.js';
 
 const SHIPPED = ['batch', 'mock-first', 'quick-fix', 'research', 'research-brief', 'ticket-close', 'ticket-completion', 'write'];
 
@@ -16,24 +16,10 @@ if (missing) console.warn(missing);
 
 describe.skipIf(missing !== null)('settings page (e2e)', () => {
   let served: Served;
-  let browser: Browser;
   let page: Page;
-
-  beforeAll(async () => {
-    buildWeb();
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    served = await serve();
-    page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
-  });
-  afterEach(async () => {
-    await page?.close();
-    await served?.close();
+  usePage((s, p) => {
+    served = s;
+    page = p;
   });
 
   const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
