@@ -2,9 +2,10 @@
  * Shared by test/odd-files-*.test.ts: files an operator might place by hand
  * (FIFOs, links, huge sparse files) and a logger that keeps what it was told.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { LibraryLogger } from '../src/library/context.js';
+import { spawnChild } from './children.js';
 
 /** A FIFO at `path` (mkfifo(1): Node has no mkfifo). */
 export function mkfifo(path: string): void {
@@ -29,8 +30,8 @@ export interface FifoWatch {
  */
 export function watchFifo(path: string, afterSeconds = 4): FifoWatch {
   const flag = `${path}.reader-waited`;
-  const child: ChildProcess = spawn('sh', ['-c', 'sleep "$1"; exec 3>"$0"; : > "$2"', path, String(afterSeconds), flag], {
-    detached: true,
+  // spawnChild: also killed if the worker dies before stop() runs (a shell left blocked on the FIFO would stay)
+  const child: ChildProcess = spawnChild('sh', ['-c', 'sleep "$1"; exec 3>"$0"; : > "$2"', path, String(afterSeconds), flag], {
     stdio: 'ignore',
   });
   return {

@@ -68,7 +68,7 @@ describe('a save cut short', () => {
     const store = openProposalStore({ library, faults: crashAt('proposal:rename', 2) });
     const { id } = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA }); // the 1st rename; the intent's is cut
     await expect(store.save(id, {})).rejects.toThrow(/crash/);
-    await expect(readFile(join(fx.root, 'templates', 'gamma.yaml'))).rejects.toThrow();
+    await expect(readFile(join(fx.root, 'templates', 'gamma.yaml'))).rejects.toMatchObject({ code: 'ENOENT' });
     expect((await store.get(id))?.status).toBe('pending');
     expect((await (await restart()).get(id))?.status).toBe('pending');
   });
