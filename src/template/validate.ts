@@ -97,7 +97,7 @@ export function walkDocument(w: Walk, options: ValidateOptions): TemplateModel {
   template.cords = cords.cords;
   const overCap = nodes.overCap || cords.overCap;
   checkGraph(w, { header, nodes, edges: cords.edges, overCap });
-  // graph work waits for the caps (§2), as reachability does
+  // past a node or cord cap, no loop search (as no reachability): caps come first so no input is slow
   if (!overCap) template.loops = checkLoops(w, nodes, cords.edges);
 
   const tickets = header.tickets?.decl;
