@@ -11,6 +11,7 @@ import { proposalCard } from '../../library/proposals-card.js';
 import { summaryOf, type ProposalRecord } from '../../library/proposals-record.js';
 import { openProposalStore } from '../../library/proposals.js';
 import type { Library } from '../../library/types.js';
+import type { ProposalEvent } from '../../schema/events.js';
 import {
   ProposalAnswerSchema,
   ProposalCreateSchema,
@@ -24,26 +25,6 @@ import {
 import { precondition } from '../answers.js';
 import { errorResponses } from '../schemas.js';
 
-/** What a proposal event carries (the events stream's `proposal.created` and `proposal.decided`). */
-export interface ProposalEventData {
-  id: string;
-  status: string;
-  name: string;
-  etag: string | null;
-  note: string | null;
-}
-
-/** The one thing the routes need of the events bus. */
-export interface ProposalEventSink {
-  publish(type: 'proposal.created' | 'proposal.decided', data: ProposalEventData): unknown;
-}
-
-export interface ProposalRouteOptions {
-  library: Library;
-  /** where created and decided proposals are told; default none */
-  events?: ProposalEventSink;
-}
-
 const IdParams = Type.Object({ id: ProposalId });
 
 const SaveHeaders = Type.Object({
@@ -52,15 +33,14 @@ const SaveHeaders = Type.Object({
 });
 
 /** A saved proposal is told under the name it was saved as, which the desk launches. */
-function eventData(p: ProposalSummary): ProposalEventData {
+function eventData(p: ProposalSummary): ProposalEvent {
   return { id: p.id, status: p.status, name: p.saved_as ?? p.name, etag: p.etag, note: p.note };
 }
 
-export const proposalRoutes: FastifyPluginAsyncTypebox<ProposalRouteOptions> = async (app, opts) => {
-  const { library } = opts;
-  // the library's bus (src/library/events.ts), which GET /events streams, unless the caller passes another;
+export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
+  // the library's bus (src/library/events.ts), which GET /events streams;
   // optional, as a stand-in library (test/docs-api.test.ts) has none
-  const events: ProposalEventSink | undefined = opts.events ?? (library.events as typeof library.events | undefined);
+  const events = library.events as Library['events'] | undefined;
   const store = openProposalStore({
     library,
     logger: app.log.child({ component: 'proposals' }),
