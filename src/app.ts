@@ -20,6 +20,7 @@ import { templateRoutes } from './http/routes/templates.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { type LibraryOptions, openLibrary } from './library/library.js';
 import type { Library } from './library/types.js';
+import { packageVersion } from './paths.js';
 import { type WebOptions, webPlugin } from './http/static.js';
 
 export const API_PREFIX = '/api/desk';
@@ -106,7 +107,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
       openapi: '3.1.0',
       info: {
         title: 'desk-library',
-        version: '0.1.0',
+        version: packageVersion,
         description: 'The template library behind the desk (docs/api.md)',
       },
     },

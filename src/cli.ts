@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { catalogueOf, kitsOf, operatorEntries, operatorKitBytes } from './library/catalogue.js';
 import { loadShipped } from './library/shipped.js';
-import { harnessDir, packageRoot } from './paths.js';
+import { harnessDir, packageVersion } from './paths.js';
 import type { Catalogue } from './template/model.js';
 import type { Problem } from './template/problems.js';
 import { LIMITS } from './template/read.js';
@@ -74,7 +73,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return EXIT.usage;
   }
   if (command === '--version' || command === '-v') {
-    io.out(version() + '\n');
+    io.out(packageVersion + '\n');
     return EXIT.ok;
   }
   if (command === '--help' || command === '-h' || command === 'help') {
@@ -160,9 +159,6 @@ function wantsHelp(args: string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
-function version(): string {
-  return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
-}
 
 function parseValidateArgs(args: string[]) {
   const { values, positionals } = parseArgs({

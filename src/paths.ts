@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,3 +20,6 @@ export const packageRoot: string = (() => {
 
 /** harness/: the shipped templates and built-in roles. */
 export const harnessDir: string = join(packageRoot, 'harness');
+
+/** The package's version, from its package.json: what `/health`, the OpenAPI document and `--version` say. */
+export const packageVersion: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;

@@ -1,15 +1,12 @@
 /** Liveness, the library's status and the template JSON Schema (docs/api.md, Service). */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Library } from '../../library/types.js';
-import { packageRoot } from '../../paths.js';
+import { packageVersion } from '../../paths.js';
 import { templateJsonSchema } from '../../template/schema.js';
 import { errorResponses } from '../schemas.js';
 
 /** The package's version, read once: liveness answers it without any I/O. */
-const VERSION = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 export const metaRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
   // Liveness for the container's HEALTHCHECK and monitors: constant time, it
@@ -26,7 +23,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async
         },
       },
     },
-    async () => ({ ok: true as const, version: VERSION }),
+    async () => ({ ok: true as const, version: packageVersion }),
   );
 
   app.get(
