@@ -88,7 +88,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
   const ctx: LibraryContext = {
     fs,
     shipped,
-    readOnly: options.readOnlyTemplates ?? READ_ONLY_TEMPLATES,
+    readOnly,
     now,
     entries: new EntryCache(),
     memo: new ValidationMemo(options.validate ?? validateTemplate),
