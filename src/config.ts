@@ -22,6 +22,10 @@ export interface Config {
   logLevel: LogLevel;
   /** DESK_ALLOWED_HOSTS, comma-separated extra host names; default none */
   allowedHosts: string[];
+  /** DESK_LIBRARY_REMOTE: a URL, or a path (taken from the working directory) to a bare repository; default none */
+  libraryRemote: string | null;
+  /** DESK_SYNC_INTERVAL in seconds, between fetch-and-merge rounds with the remote; default 60 */
+  syncInterval: number;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -51,7 +55,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  return { host, port, libraryRoot, token, logLevel: level as LogLevel, allowedHosts };
+  const { libraryRemote, syncInterval } = parseSync(env, cwd);
+  return { host, port, libraryRoot, token, logLevel: level as LogLevel, allowedHosts, libraryRemote, syncInterval };
+}
+
+export const DEFAULT_SYNC_INTERVAL = 60;
+
+/** A URL (`scheme://…`) or scp-like `user@host:path` is git's to read; anything else is a path on this machine. */
+function parseSync(env: Record<string, string | undefined>, cwd: string): Pick<Config, 'libraryRemote' | 'syncInterval'> {
+  const remote = env.DESK_LIBRARY_REMOTE?.trim() || null;
+  const libraryRemote = remote === null || /^[a-z][a-z0-9+.-]*:\/\//i.test(remote) || /^[^/\s]+@[^/\s]+:/.test(remote) ? remote : resolve(cwd, remote);
+  const v = env.DESK_SYNC_INTERVAL?.trim();
+  if (!v) return { libraryRemote, syncInterval: DEFAULT_SYNC_INTERVAL };
+  if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > 86_400) {
+    throw new ConfigError(`DESK_SYNC_INTERVAL ${JSON.stringify(env.DESK_SYNC_INTERVAL)} is not a whole number of seconds from 1 to 86400`);
+  }
+  return { libraryRemote, syncInterval: Number(v) };
 }
 
 function parsePort(value: string | undefined): number {
