@@ -6,6 +6,7 @@ import type { LibraryContext, LibraryLogger, WriteGuard } from './context.js';
 import { EntryCache } from './entry-cache.js';
 import { EventBus } from './events.js';
 import { announceWrites } from './events-announce.js';
+import { disabledHistory } from './history/disabled.js';
 import { type FaultHook, type FsContext, type OddFile, rootUnwritable } from './fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './read-only.js';
 import { recoverRoot } from './recovery.js';
@@ -110,6 +111,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
   return {
     root: fs?.root ?? null,
     events,
+    history: disabledHistory('not yet wired'),
     ...announceWrites({ ...templateOps(ctx, guard), ...roleOps(ctx, guard), ...roleDelete(ctx, guard) }, events),
     async close() {
       closed = true;

@@ -3,6 +3,7 @@ import type { Card } from '../template/card.js';
 import type { Problem } from '../template/problems.js';
 import type { Catalogue, TemplateModel } from '../template/model.js';
 import type { EventBus } from './events.js';
+import type { History } from './history/types.js';
 
 /** The state of every template and role (docs/api.md, States): the one list is src/schema/state.ts. */
 export type { EntryState };
@@ -78,8 +79,10 @@ export interface WriteOptions {
    * each other; a list of ETags refuses when the current one is among them.
    */
   ifNoneMatch?: string;
-  /** who asked, for the write log line (the client address) */
+  /** who asked, for the write log line and the history commit's `Who:` trailer (the client address) */
   who?: string;
+  /** the history commit's subject instead of the write's own (e.g. `restore quick-fix to 1a2b3c4`) */
+  message?: string;
   /** template writes: answer with the card, built after the write against the catalogue then. Default: false */
   card?: boolean;
 }
@@ -111,6 +114,8 @@ export interface Library {
   deleteRole(name: string, opts?: WriteOptions): Promise<void>;
   /** what changed: every write above publishes here once it completes (events.ts) */
   readonly events: EventBus;
+  /** every write above is one git commit after it lands (history/types.ts, docs/history.md) */
+  readonly history: History;
   /** finishes in-flight writes and releases the root lock */
   close(): Promise<void>;
 }

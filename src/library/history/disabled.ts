@@ -1,0 +1,22 @@
+import type { History } from './types.js';
+
+/** History that is off (git missing, no root, a read-only root): reads answer nothing, commits are dropped. */
+export function disabledHistory(why: string): History {
+  return {
+    enabled: false,
+    disabled: why,
+    commit() {},
+    async settle() {},
+    async log() {
+      return [];
+    },
+    async show() {
+      return null;
+    },
+    async recent() {
+      return [];
+    },
+    exclusive: (task) => task(),
+    onCommit: () => () => {},
+  };
+}

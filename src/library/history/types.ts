@@ -1,0 +1,80 @@
+/**
+ * The library's history (docs/history.md): the library root is a git
+ * repository and every write through the service is one commit, made after
+ * the write has landed. Routes and sync code against this interface only;
+ * it is reached as `library.history`.
+ *
+ * Paths are root-relative with forward slashes, as git names them:
+ * `templates/quick-fix.yaml`, `templates/.quick-fix.shipped`,
+ * `roles/reviewer/role.md` (a role is the folder `roles/<name>/`: `role.md`,
+ * optional `kit.json`, marker `.shipped`), `proposals/<id>.json`.
+ */
+
+/** One commit as the readers answer it. */
+export interface Version {
+  /** full 40-hex commit id */
+  commit: string;
+  /** the commit's author date, ISO 8601 UTC */
+  at: string;
+  /** the author, `Name <email>` (DESK_AUTHOR, default `desk <desk@localhost>`) */
+  author: string;
+  /** the `Who:` trailer (the request's client address), or null when the commit has none */
+  who: string | null;
+  /** the subject line, e.g. `save quick-fix (edited)`, `found on disk: quick-fix` */
+  message: string;
+}
+
+/** A commit of the library-wide history, with the paths it touched (sorted). */
+export interface RecentVersion extends Version {
+  paths: string[];
+}
+
+export interface HistoryChange {
+  /** the root-relative paths of the write; only these go into the commit, with the bytes on disk when it is made */
+  paths: string[];
+  /** the subject, e.g. `restore quick-fix to 1a2b3c4` */
+  message: string;
+  /** who asked (the request's client address); becomes the `Who:` trailer */
+  who?: string;
+}
+
+export interface Page {
+  /** at most this many, newest first */
+  limit: number;
+  /** a commit id (full or abbreviated): answer only commits older than it (exclusive) — the last one of the previous page */
+  before?: string;
+}
+
+export interface History {
+  /** false when git is missing (said once at start) or the library has no writable root; then log/recent answer [] and show null */
+  readonly enabled: boolean;
+  /** why history is off, for the start message and coded errors; null when enabled */
+  readonly disabled: string | null;
+  /**
+   * Queues one commit of `paths` as they are on disk when its turn comes.
+   * Never throws and never waits: a failure is logged and retried later.
+   * The library's own writes are committed without calling this (each write
+   * is hooked, with its bytes as written); it is for other writers (sync).
+   */
+  commit(change: HistoryChange): void;
+  /** resolves once every commit queued so far has landed or failed (and been scheduled for a retry) */
+  settle(): Promise<void>;
+  /** commits that touched `path` (a file, or a folder such as `roles/reviewer`), newest first; [] when unknown */
+  log(path: string, page: Page): Promise<Version[]>;
+  /** the file's text in that commit; null for an unknown commit or a path not in it */
+  show(path: string, commit: string): Promise<string | null>;
+  /** the library's recent commits across names, newest first */
+  recent(page: Page): Promise<RecentVersion[]>;
+  /**
+   * Runs `task` while no commit is being made (the commit queue waits for it),
+   * for writers that move HEAD themselves (sync's fetch and merge). Queued
+   * commits stay queued meanwhile.
+   */
+  exclusive<T>(task: () => Promise<T>): Promise<T>;
+  /** called after each commit lands (e.g. to push); returns an unsubscribe */
+  onCommit(listener: (v: RecentVersion) => void): () => void;
+}
+
+/** Other names the first users of this file wrote against. */
+export type HistoryApi = History;
+export type LogEntry = Version;
