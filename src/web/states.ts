@@ -3,8 +3,14 @@ import type { EntryState } from '../schema/state.js';
 /**
  * What the page says for each state: the sentence is a short form of
  * docs/api.md's States table (when and what to do), the label is the badge's short form.
+ *
+ * `diverged` is keyed here by its string as well as through EntryState: a
+ * copy that a sync with the team's remote could not merge (the local copy
+ * is kept; the remote's version is offered like a shipped change).
  */
-export const STATES: Record<EntryState, { label: string; sentence: string }> = {
+type Known = EntryState | 'diverged';
+
+export const STATES: Record<Known, { label: string; sentence: string }> = {
   shipped: { label: 'shipped', sentence: 'shipped' },
   same_as_shipped: {
     label: 'same as shipped',
@@ -21,15 +27,34 @@ export const STATES: Record<EntryState, { label: string; sentence: string }> = {
   edited: { label: 'edited', sentence: 'edited' },
   custom: { label: 'custom', sentence: "the operator's own" },
   read_only: { label: 'read-only', sentence: 'read-only' },
+  diverged: {
+    label: 'diverged',
+    sentence: 'diverged: the team library changed it too, and the two could not be merged — compare, rebase onto theirs, or keep yours',
+  },
 };
+
+/** The filter chips' order: the states an operator acts on first, then the quiet ones. */
+export const CHIP_ORDER: readonly Known[] = [
+  'diverged',
+  'shipped_changed_since',
+  'stale',
+  'same_as_shipped',
+  'edited',
+  'custom',
+  'shipped',
+  'read_only',
+];
 
 export function stateInfo(state: string): { label: string; sentence: string } {
   return (STATES as Record<string, { label: string; sentence: string }>)[state] ?? { label: state, sentence: state };
 }
 
-/** The accessible name of a library row, e.g. `template quick-fix, shipped`. */
-export function rowLabel(kind: 'template' | 'role', name: string, state: string): string {
-  return `${kind} ${name}, ${stateInfo(state).label}`;
+/**
+ * The accessible name of a library row, e.g. `template quick-fix, shipped`,
+ * or `template batch, edited, edited outside` for a file changed by hand.
+ */
+export function rowLabel(kind: 'template' | 'role', name: string, state: string, outside = false): string {
+  return `${kind} ${name}, ${stateInfo(state).label}${outside ? ', edited outside' : ''}`;
 }
 
 /** A copy of a shipped template or role exists, so reset means something. */

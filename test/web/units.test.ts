@@ -4,7 +4,8 @@ import { errorCount, lineCount, marksByLine, offsetOf, position, skeleton, sortP
 import { KNOWN_TOOLS } from '../../src/web/known-tools.js';
 import { BOX, depths, layout, splitEnd } from '../../src/web/layout.js';
 import { hunks, lineDiff } from '../../src/web/line-diff.js';
-import { canReset, rowLabel, STATES } from '../../src/web/states.js';
+import { ENTRY_STATES } from '../../src/schema/state.js';
+import { CHIP_ORDER, canReset, rowLabel, STATES } from '../../src/web/states.js';
 import type { Problem } from '../../src/schema/errors.js';
 
 const nodes = (...ids: string[]) => ids.map((id) => ({ id }));
@@ -139,14 +140,15 @@ describe('line diff', () => {
 describe('states', () => {
   it('says the sentence for each state', () => {
     expect(STATES.same_as_shipped.sentence).toBe('same as shipped — it only freezes the copy; reset it');
-    expect(Object.keys(STATES).sort()).toEqual(
-      ['custom', 'edited', 'read_only', 'same_as_shipped', 'shipped', 'shipped_changed_since', 'stale'].sort(),
-    );
+    // every state the service answers has words, and `diverged` (a sync it could not merge) has them before the schema lists it
+    expect(new Set(Object.keys(STATES))).toEqual(new Set([...ENTRY_STATES, 'diverged']));
+    expect(new Set(CHIP_ORDER)).toEqual(new Set(Object.keys(STATES)));
   });
 
   it('names rows for assistive tech and tests', () => {
     expect(rowLabel('template', 'quick-fix', 'shipped')).toBe('template quick-fix, shipped');
     expect(rowLabel('role', 'worker', 'same_as_shipped')).toBe('role worker, same as shipped');
+    expect(rowLabel('template', 'batch', 'edited', true)).toBe('template batch, edited, edited outside');
   });
 
   it('offers reset only where a copy of something shipped exists', () => {
