@@ -81,8 +81,8 @@ export interface WriteOptions {
   ifNoneMatch?: string;
   /** who asked, for the write log line and the history commit's `Who:` trailer (the client address) */
   who?: string;
-  /** the history commit's subject instead of the write's own (e.g. `restore quick-fix to 1a2b3c4`) */
-  message?: string;
+  /** a restore: the (short) commit the text came from; the history commit reads `restore quick-fix to 1a2b3c4` */
+  restoredFrom?: string;
   /** template writes: answer with the card, built after the write against the catalogue then. Default: false */
   card?: boolean;
 }
