@@ -1,14 +1,14 @@
-import { ApiError, call, enc } from './api.js';
+import { ApiError, call } from './api.js';
 import { clear, h } from './dom.js';
-import { skeleton } from './format.js';
 import { libraryView } from './list.js';
+import { newTemplateView } from './new-template.js';
 import { proposalHint, proposalsView, refreshProposalCount } from './proposals.js';
 import { startLive } from './live.js';
 import { rolePage } from './roles.js';
 import { type Tab, TemplatePage } from './template-view.js';
 import type { RoleList } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
-import { errorText, say, unsay } from './ui.js';
+import { errorText, unsay } from './ui.js';
 
 /**
  * The settings page's router. Views are addressed by the URL hash so each is
@@ -78,7 +78,10 @@ async function route(): Promise<void> {
     if (current !== ticket) return;
     clear(main);
     main.append(view);
-    main.querySelector<HTMLElement>('h2')?.setAttribute('tabindex', '-1');
+    // a view opened: the focus starts at its heading (the New template view then moves it to its first field)
+    const heading = main.querySelector<HTMLElement>('h2');
+    heading?.setAttribute('tabindex', '-1');
+    heading?.focus();
   } catch (e) {
     if (current !== ticket) return;
     clear(main);
@@ -89,45 +92,6 @@ async function route(): Promise<void> {
   }
 }
 let current: symbol | null = null;
-
-/** A new custom template: name and purpose, then a skeleton that is valid as written, saved with PUT. */
-function newTemplateView(): HTMLElement {
-  const name = h('input', { id: 'new-name', required: true, pattern: '[a-z0-9][a-z0-9-]{0,63}', autocomplete: 'off' });
-  const purpose = h('input', { id: 'new-purpose', required: true, autocomplete: 'off' });
-  const out = h('div', { class: 'notices' });
-  const form = h(
-    'form',
-    { class: 'new-form', 'aria-label': 'New template' },
-    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / new template'),
-    h('h2', {}, 'New template'),
-    h('p', {}, 'It starts as a small valid graph (write, a human gate, save) that you edit from there.'),
-    h('p', {}, h('label', { for: 'new-name' }, 'Name'), name, h('span', { class: 'hint' }, 'lowercase letters, digits and dashes')),
-    h('p', {}, h('label', { for: 'new-purpose' }, 'Purpose'), purpose),
-    h('p', {}, h('button', { type: 'submit', class: 'primary' }, 'Create')),
-    out,
-  );
-  form.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    clear(out);
-    const n = name.value.trim();
-    try {
-      const exists = await call('GET', `/templates/${enc(n)}`).then(() => true, (e) => (e instanceof ApiError && e.status === 404 ? false : Promise.reject(e)));
-      if (exists) {
-        out.append(h('p', { class: 'callout error', role: 'alert' }, `A template named ${n} already exists.`, ' ', h('a', { href: `#/templates/${n}` }, 'Open it')));
-        return;
-      }
-      // create only: a name made meanwhile (another window) is 412, never overwritten
-      await call('PUT', `/templates/${enc(n)}`, { body: { source: skeleton(n, purpose.value) }, ifNoneMatch: '*' });
-      say(`Created ${n}.`);
-      location.hash = `#/templates/${n}`;
-    } catch (e) {
-      out.append(h('p', { class: 'callout error', role: 'alert' }, `Not created: ${errorText(e)}`));
-      if (e instanceof ApiError) for (const p of e.problems) out.append(h('p', { class: `problem ${p.severity}` }, h('code', {}, p.code), ' ', p.message));
-    }
-  });
-  queueMicrotask(() => name.focus());
-  return form;
-}
 
 async function banner(): Promise<void> {
   try {

@@ -2,22 +2,64 @@ import { ApiError } from './api.js';
 import { clear, h } from './dom.js';
 import { stateInfo } from './states.js';
 
-/** Small shared pieces: the state badge, the live status line, an inline confirmation. */
+/** Small shared pieces: the state badge, result messages, an inline confirmation. */
 export function badge(state: string): HTMLElement {
   return h('span', { class: `badge state-${state}`, 'data-state': state }, stateInfo(state).label);
+}
+
+/**
+ * A view's head read again elsewhere (a 412 says the entry changed): the
+ * badge and the state's sentence follow the service, nothing else is
+ * redrawn, so the text being edited and the ETag it was read with stay.
+ */
+export function showState(head: Element, state: string): void {
+  head.querySelector('h2 .badge')?.replaceWith(badge(state));
+  const info = stateInfo(state);
+  const sentence = head.querySelector<HTMLElement>('.sentence[data-state]');
+  if (sentence) {
+    sentence.dataset.state = state;
+    sentence.textContent = info.sentence;
+    sentence.hidden = info.sentence === info.label;
+  }
 }
 
 let saidAt = 0;
 let keepOnce = false;
 
-/** Announces a result in the page's one polite live region. */
-export function say(text: string): void {
+/**
+ * Says the result of an action. `near` is the control or bar that caused it:
+ * the message is shown right after it, where the eyes are (the line above
+ * the view scrolls away on a long page); the page's one polite live region
+ * still announces it, visually hidden then. If the action took the focus
+ * with it (a redrawn button), the focus goes to the message, never to
+ * `<body>`. Without `near` (a result that navigates: Created, Deleted), the
+ * line above the view shows it.
+ */
+export function say(text: string, near?: Element): HTMLElement | null {
   const el = document.getElementById('status');
-  if (!el) return;
-  el.textContent = text;
-  el.hidden = false;
-  saidAt = Date.now();
-  keepOnce = true;
+  if (el) {
+    el.textContent = text;
+    el.hidden = false;
+    el.classList.toggle('visually-hidden', near !== undefined);
+    saidAt = Date.now();
+    keepOnce = near === undefined;
+  }
+  if (!near?.parentElement) return null;
+  let said = near.nextElementSibling;
+  if (!(said instanceof HTMLElement) || !said.classList.contains('said')) {
+    said = h('p', { class: 'said', tabindex: '-1' });
+    near.after(said);
+  }
+  const msg = said as HTMLElement;
+  msg.textContent = text;
+  if (focusLost()) msg.focus();
+  return msg;
+}
+
+/** Whether the focus fell to the document (its element was removed or disabled). */
+export function focusLost(): boolean {
+  const a = document.activeElement;
+  return a === null || a === document.body || !a.isConnected;
 }
 
 /** On navigation: a message said just before it (Created, Deleted) stays for that one view; others go. */
@@ -28,26 +70,37 @@ export function unsay(): void {
   if (el && !keep) {
     el.hidden = true;
     el.textContent = '';
+    el.classList.remove('visually-hidden');
   }
 }
 
-/** An inline confirmation in place of `confirm()`: keyboard-reachable, named, and it never blocks the page. */
+/**
+ * An inline confirmation in place of `confirm()`: keyboard-reachable, named,
+ * and it never blocks the page. The focus starts on Cancel (a stray Enter
+ * must not destroy anything) and goes back to the control that asked when
+ * the question is cancelled.
+ */
 export function confirmInline(where: HTMLElement, question: string, yes: string, onYes: () => Promise<void>): void {
+  const asker = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
   clear(where);
   const yesButton = h('button', { type: 'button', class: 'danger', onclick: async () => {
     yesButton.disabled = true;
     clear(where);
     await onYes();
   } }, yes);
+  const cancel = h('button', { type: 'button', onclick: () => {
+    clear(where);
+    if (asker?.isConnected) asker.focus();
+  } }, 'Cancel');
   where.append(
     h(
       'div',
       { class: 'callout confirm', role: 'group', 'aria-label': 'Confirm' },
       h('p', {}, question),
-      h('p', { class: 'actions' }, yesButton, h('button', { type: 'button', onclick: () => clear(where) }, 'Cancel')),
+      h('p', { class: 'actions' }, yesButton, cancel),
     ),
   );
-  yesButton.focus();
+  cancel.focus();
 }
 
 /** An API failure as one line: the service's detail and its stable code. */
