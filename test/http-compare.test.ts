@@ -106,6 +106,10 @@ describe('POST /templates/:name/rebase', () => {
     expect(body.merged).toContain(
       '<<<<<<< copy\n  purpose: my own purpose\n||||||| base\n  purpose: one worker then a gate\n=======\n  purpose: the shipped purpose\n>>>>>>> shipped\n',
     );
+    // the same conflict as a part, so the page can offer it as a choice
+    expect(body.parts.filter((p: { kind: string }) => p.kind === 'conflict')).toEqual([
+      { kind: 'conflict', copy: '  purpose: my own purpose\n', base: '  purpose: one worker then a gate\n', shipped: '  purpose: the shipped purpose\n' },
+    ]);
     expect(await fx.read('templates', 'alpha.yaml')).toBe(COPY);
   });
 

@@ -2,14 +2,21 @@
  * Three-way merge of an operator copy onto today's shipped version over the
  * shipped bytes it was saved against (docs/api.md, rebase). Uses
  * node-diff3 on lines; conflicts are written with git's diff3-style markers so
- * any editor that knows git conflicts highlights them.
+ * any editor that knows git conflicts highlights them. The same merge is also
+ * answered as parts (merged text, then each conflict's three sides) so the page
+ * can offer each conflict as a choice instead of showing markers.
  */
 import { diff3Merge } from 'node-diff3';
+
+/** A run of lines that merged cleanly, or one conflict with its three sides; each side's lines joined as written. */
+export type MergePart = { kind: 'clean'; text: string } | { kind: 'conflict'; copy: string; base: string; shipped: string };
 
 export interface MergeOutcome {
   merged: string;
   /** number of conflict blocks in `merged` */
   conflicts: number;
+  /** clean texts and conflicts in order: the clean texts with one side of each conflict, joined, are a merge without markers */
+  parts: MergePart[];
 }
 
 /** Lines with their terminators, so joining them gives the text back byte for byte. */
@@ -28,17 +35,24 @@ function block(out: string[], marker: string, body: string[]): void {
 export function threeWayMerge(copy: string, base: string, shipped: string): MergeOutcome {
   const regions = diff3Merge(lines(copy), lines(base), lines(shipped), { excludeFalseConflicts: true });
   const out: string[] = [];
+  const parts: MergePart[] = [];
   let conflicts = 0;
   for (const r of regions) {
     if (r.ok) {
       out.push(...r.ok);
+      const text = r.ok.join('');
+      const last = parts[parts.length - 1];
+      // diff3 can answer two clean regions in a row; one part reads better
+      if (last?.kind === 'clean') last.text += text;
+      else if (text !== '') parts.push({ kind: 'clean', text });
     } else if (r.conflict) {
       conflicts++;
       block(out, '<<<<<<< copy', r.conflict.a);
       block(out, '||||||| base', r.conflict.o);
       block(out, '=======', r.conflict.b);
       out.push('>>>>>>> shipped\n');
+      parts.push({ kind: 'conflict', copy: r.conflict.a.join(''), base: r.conflict.o.join(''), shipped: r.conflict.b.join('') });
     }
   }
-  return { merged: out.join(''), conflicts };
+  return { merged: out.join(''), conflicts, parts };
 }

@@ -55,10 +55,28 @@ export const TemplateAnswerSchema = Type.Object(
 );
 export type TemplateAnswer = Static<typeof TemplateAnswerSchema>;
 
+/** One part of the merge: lines that merged cleanly, or a conflict with the lines of each side. */
+export const MergePartSchema = Type.Union([
+  Type.Object({ kind: Type.Literal('clean'), text: Type.String() }, { additionalProperties: false }),
+  Type.Object(
+    {
+      kind: Type.Literal('conflict'),
+      copy: Type.String({ description: 'the lines of the copy' }),
+      base: Type.String({ description: 'the shipped lines the copy was saved against' }),
+      shipped: Type.String({ description: "today's shipped lines" }),
+    },
+    { additionalProperties: false },
+  ),
+]);
+export type MergePart = Static<typeof MergePartSchema>;
+
 /** POST /templates/:name/rebase: the three-way merge, shown and never written. */
 export const RebaseAnswerSchema = Type.Object({
   merged: Type.String({ description: 'the merged source, with git-style markers where it conflicts' }),
   conflicts: Type.Integer({ minimum: 0, description: 'how many hunks conflict' }),
+  parts: Type.Array(MergePartSchema, {
+    description: 'the same merge in order: joining the clean texts with one side of each conflict gives a text without markers',
+  }),
   valid: Type.Boolean(),
   problems: Type.Array(Type.Ref(ProblemSchema)),
 });

@@ -100,9 +100,9 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
       if (base === entry.shipped_source) {
         throw new DeskError('nothing_to_rebase', `the shipped '${name}' has not changed since the copy was saved`);
       }
-      const { merged, conflicts } = threeWayMerge(entry.source, base, entry.shipped_source);
+      const { merged, conflicts, parts } = threeWayMerge(entry.source, base, entry.shipped_source);
       const v = validateTemplate(merged, { name, catalogue: await library.catalogue() });
-      return { merged, conflicts, valid: v.valid, problems: v.problems };
+      return { merged, conflicts, parts, valid: v.valid, problems: v.problems };
     },
   );
 
