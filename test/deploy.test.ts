@@ -57,13 +57,13 @@ describe('Dockerfile', () => {
     expect(existsSync(join(root, cmd![1]!))).toBe(true);
   });
 
-  it('copies what the server reads at run time: the harness and the page', () => {
-    for (const dir of ['harness', 'src/web', 'dist']) expect(dockerfile).toMatch(new RegExp(`^COPY .*\\b${dir}\\b`, 'm'));
+  it('copies what the server reads at run time: the harness and the built page (dist/web)', () => {
+    for (const dir of ['harness', 'dist']) expect(dockerfile).toMatch(new RegExp(`^COPY .*\\b${dir}\\b`, 'm'));
   });
 
   it('copies every file the build step needs', () => {
     const buildCopies = dockerfile.slice(0, dockerfile.indexOf('RUN npm run build'));
-    for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.web.json', 'src'])
+    for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.web.json', 'scripts', 'src'])
       expect(buildCopies).toContain(f);
   });
 
@@ -71,14 +71,17 @@ describe('Dockerfile', () => {
   it.runIf(fullProof())('builds from only the files it copies before `npm run build`', () => {
     const dir = mkdtempSync(join(tmpdir(), 'desk-docker-build-'));
     try {
-      for (const f of ['package.json', 'tsconfig.json', 'tsconfig.web.json', 'src']) cpSync(join(root, f), join(dir, f), { recursive: true });
+      for (const f of ['package.json', 'tsconfig.json', 'tsconfig.web.json', 'scripts', 'src']) cpSync(join(root, f), join(dir, f), { recursive: true });
       symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
       const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
       for (const project of ['tsconfig.json', 'tsconfig.web.json']) {
         const r = runSync(process.execPath, [tsc, '-p', project], { cwd: dir, encoding: 'utf8' });
         expect(r.status, r.stdout + r.stderr).toBe(0);
       }
+      const web = runSync(process.execPath, ['scripts/build-web.mjs'], { cwd: dir, encoding: 'utf8' });
+      expect(web.status, web.stdout + web.stderr).toBe(0);
       expect(existsSync(join(dir, 'dist', 'src', 'server.js'))).toBe(true);
+      expect(existsSync(join(dir, 'dist', 'web', 'index.html'))).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,13 +5,12 @@
  * one list from the library to the OpenAPI document and docs/api.md.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import { type TSchema, Type } from '@sinclair/typebox';
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from 'vitest';
+import { beforeAll, describe, expect, expectTypeOf, test } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { SHARED_SCHEMAS } from '../src/http/schemas.js';
 import type { EntryState as LibraryEntryState, Library } from '../src/library/types.js';
@@ -104,25 +103,14 @@ describe('the answer schemas are one source', () => {
 });
 
 describe('the page is built against the server types', () => {
-  const out = mkdtempSync(join(tmpdir(), 'desk-page-build-'));
   let build: ReturnType<typeof spawnSync>;
   beforeAll(() => {
+    // a type check only (noEmit): esbuild bundles the page (scripts/build-web.mjs)
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.web.json', '--outDir', out], { cwd: root, encoding: 'utf8' });
+    build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.web.json'], { cwd: root, encoding: 'utf8' });
   });
-  afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   test('src/web compiles against src/schema/ (a field the answers lack, or a wrong type, fails here)', () => {
     expect(build.status, `${build.stdout}${build.stderr}`).toBe(0);
-  });
-
-  test('the page modules import only each other: the schema types left no code behind', () => {
-    const page = readdirSync(join(out, 'web')).filter((f) => f.endsWith('.js'));
-    expect(page).toContain('main.js');
-    for (const f of page) {
-      const text = readFileSync(join(out, 'web', f), 'utf8');
-      for (const m of text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm)) expect(m[1], f).toMatch(/^\.\/[a-z-]+\.js$/);
-      expect(text, f).not.toMatch(/typebox|\.\.\/schema\//);
-    }
   });
 });

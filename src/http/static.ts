@@ -1,63 +1,71 @@
 /**
- * Serves the settings page (issue 6) at `/`: index.html and style.css from
- * src/web/, the compiled modules from dist/web/ under `/js/`. Paths come from
- * the package root (src/paths.ts), so this works from src/ under vitest and
- * from dist/src/ after the build. Only named files are served, never a
- * directory listing or the TypeScript sources.
+ * Serves the settings page (issue 6) at `/`: the bundle `npm run build:web`
+ * writes to dist/web/ (scripts/build-web.mjs). `/` is dist/web/index.html,
+ * sent `no-cache` so a rebuilt page shows on the next load; everything it
+ * loads is under `/assets/` with a content hash in the file name, so it is
+ * cached for a year and never revalidated. The page needs nothing from
+ * src/web at run time. Only named files are served, never a directory
+ * listing or the TypeScript sources. Answers are gzip- or brotli-compressed
+ * when the browser asks (only here: the API's event stream must never be).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { packageRoot } from '../paths.js';
 
 export interface WebOptions {
-  /** where index.html and style.css are; default `<package>/src/web` */
+  /** where the built page is (index.html and the hashed assets); default `<package>/dist/web` */
   webDir?: string;
-  /** where the compiled page modules are; default `<package>/dist/web` */
-  jsDir?: string;
 }
 
 /**
  * The page loads nothing but its own files and talks only to this service;
  * inline script and style attributes are refused, and no other site may
- * frame it (clickjacking a Reset button).
+ * frame it (clickjacking a Reset button). The validator runs in a Worker
+ * loaded from this origin.
  */
 const PAGE_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
-  // A rebuilt page shows up on the next load; the files are small.
-  'cache-control': 'no-cache',
 };
 
-const JS_FILE = /^[a-z][a-z0-9-]*\.js(\.map)?$/;
+/** index.html: revalidated on every load, it names the current hashes */
+const NO_CACHE = 'no-cache';
+/** a hashed file never changes under its name */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** what scripts/build-web.mjs writes: `<name>-<8 base32>.js|css`, its source map, its licence notes */
+const ASSET = /^[a-z][a-z0-9-]*-[A-Z2-7]{8}\.(?:js|css)(?:\.map|\.LEGAL\.txt)?$/;
 
 export const webPlugin: FastifyPluginAsync<WebOptions> = async (app, opts) => {
-  const webDir = opts.webDir ?? join(packageRoot, 'src', 'web');
-  const jsDir = opts.jsDir ?? join(packageRoot, 'dist', 'web');
+  const webDir = opts.webDir ?? join(packageRoot, 'dist', 'web');
   // Checked per request, so `npm run build` while the service runs is enough.
-  const built = () => existsSync(join(jsDir, 'main.js'));
+  const built = () => existsSync(join(webDir, 'index.html'));
   const notBuilt = (reply: FastifyReply) =>
     reply
       .code(503)
       .type('text/plain; charset=utf-8')
       .header('cache-control', 'no-store')
-      .send(`The settings page is not built: ${jsDir} has no main.js. Run \`npm run build\` (or \`npm run build:web\`) and reload.\n`);
+      .send(`The settings page is not built: ${webDir} has no index.html. Run \`npm run build\` (or \`npm run build:web\`) and reload.\n`);
 
-  await app.register(fastifyStatic, { root: webDir, serve: false });
+  // before @fastify/static (its README): the files it streams are compressed on the way out.
+  // Small answers (the 503, a 404) are not worth it.
+  await app.register(fastifyCompress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
+  await app.register(fastifyStatic, { root: webDir, serve: false, cacheControl: false });
 
   const page = { schema: { hide: true } };
   app.get('/', page, async (_req, reply) => {
     if (!built()) return notBuilt(reply);
-    return reply.headers(PAGE_HEADERS).sendFile('index.html', webDir);
+    return reply.headers(PAGE_HEADERS).header('cache-control', NO_CACHE).sendFile('index.html', webDir);
   });
-  app.get('/style.css', page, async (_req, reply) => reply.headers(PAGE_HEADERS).sendFile('style.css', webDir));
-  app.get<{ Params: { file: string } }>('/js/:file', page, async (req, reply) => {
-    if (!JS_FILE.test(req.params.file)) return reply.callNotFound();
+  app.get<{ Params: { file: string } }>('/assets/:file', page, async (req, reply) => {
+    if (!ASSET.test(req.params.file)) return reply.callNotFound();
     if (!built()) return notBuilt(reply);
-    if (!existsSync(join(jsDir, req.params.file))) return reply.callNotFound();
-    return reply.headers(PAGE_HEADERS).sendFile(req.params.file, jsDir);
+    if (!existsSync(join(webDir, req.params.file))) return reply.callNotFound();
+    return reply.headers(PAGE_HEADERS).header('cache-control', IMMUTABLE).sendFile(req.params.file, webDir);
   });
 };

@@ -106,7 +106,7 @@ export function readSource(source: string): ReadResult {
 /** Size check, pre-scan and compose; null when there is no document to check further. */
 function read(source: string, lineCounter: LineCounter, out: ProblemCollector): Document.Parsed | null {
   // UTF-16 length bounds the UTF-8 length from below, so most sources skip the byte count.
-  if (source.length > LIMITS.sizeBytes || Buffer.byteLength(source, 'utf8') > LIMITS.sizeBytes) {
+  if (source.length > LIMITS.sizeBytes || utf8Length(source) > LIMITS.sizeBytes) {
     out.add('limit.size', `the source is over ${LIMITS.sizeBytes / 1024} KiB`, '');
     return null;
   }
@@ -127,6 +127,28 @@ function read(source: string, lineCounter: LineCounter, out: ProblemCollector): 
 }
 
 /**
+ * The UTF-8 byte count of a string, as Buffer.byteLength counts it (a lone
+ * surrogate is 3 bytes, U+FFFD), without Node: the settings page bundles this
+ * validator too (src/web/validator-worker.ts).
+ */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** V8's stack trace bound (Node and Chromium both have it; the DOM lib's Error type does not say so) */
+const V8Error = Error as ErrorConstructor & { stackTraceLimit: number };
+
+/**
  * yaml's Composer makes an Error object per syntax error, and capturing each
  * one's stack trace is most of the cost of a flood of errors (30,000 stray
  * `]` take most of a second). Nothing reads those stacks, so they are turned
@@ -136,14 +158,14 @@ function read(source: string, lineCounter: LineCounter, out: ProblemCollector): 
 function compose(tokens: readonly CST.Token[], end: number): Document.Parsed[] {
   const composer = new Composer(COMPOSE_OPTIONS);
   const docs: Document.Parsed[] = [];
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
+  const limit = V8Error.stackTraceLimit;
+  V8Error.stackTraceLimit = 0;
   try {
     for (const token of tokens) for (const d of composer.next(token)) docs.push(d);
     // forceDoc: an empty source is one empty document (the validator says it is not a mapping).
     for (const d of composer.end(true, end)) docs.push(d);
   } finally {
-    Error.stackTraceLimit = limit;
+    V8Error.stackTraceLimit = limit;
   }
   return docs;
 }

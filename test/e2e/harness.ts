@@ -1,6 +1,6 @@
 /**
- * Shared setup for the browser tests and the screenshot script: build the
- * page if its JS is stale, start the app on a temp library root on a free
+ * Shared setup for the browser tests and the screenshot script: bundle the
+ * page if it is stale, start the app on a temp library root on a free
  * loopback port, and launch the system's Chromium through playwright-core
  * (never a downloaded browser): CHROMIUM_PATH, default Debian's
  * /usr/bin/chromium.
@@ -24,20 +24,23 @@ export function browserMissing(): string | null {
 }
 
 /**
- * Compiles src/web to dist/web when any source is newer than its output, or it
- * is missing. Test files run in parallel forks, so one build at a time (a lock
- * folder); the others wait and then find the output fresh.
+ * Bundles the page (scripts/build-web.mjs) when dist/web/index.html is missing
+ * or older than anything the bundle is made of: the page's sources, the
+ * validator and schemas it bundles (src/template, src/schema), or the build
+ * script. No type check here (esbuild strips types): a helper's half-done
+ * file elsewhere does not stop the browser tests; `npm run typecheck` does.
+ * Test files run in parallel forks, so one build at a time (a lock folder);
+ * the others wait and then find the output fresh.
  */
 export function buildWeb(): void {
-  const src = join(packageRoot, 'src', 'web');
-  const out = join(packageRoot, 'dist', 'web');
-  const stale = () =>
-    readdirSync(src)
-      .filter((f) => f.endsWith('.ts'))
-      .some((f) => {
-        const js = join(out, f.replace(/\.ts$/, '.js'));
-        return !existsSync(js) || statSync(js).mtimeMs < statSync(join(src, f)).mtimeMs;
-      });
+  const index = join(packageRoot, 'dist', 'web', 'index.html');
+  const inputs = [join(packageRoot, 'src', 'web'), join(packageRoot, 'src', 'template'), join(packageRoot, 'src', 'schema'), join(packageRoot, 'scripts')];
+  const newest = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+      const p = join(dir, e.name);
+      return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+    }, statSync(dir).mtimeMs);
+  const stale = () => !existsSync(index) || statSync(index).mtimeMs < Math.max(...inputs.map(newest));
   if (!stale()) return;
   mkdirSync(join(packageRoot, 'dist'), { recursive: true });
   const lock = join(packageRoot, 'dist', '.web-build.lock');
@@ -54,10 +57,7 @@ export function buildWeb(): void {
   }
   try {
     if (!stale()) return;
-    const r = runSync(process.execPath, [join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.web.json'], {
-      cwd: packageRoot,
-      encoding: 'utf8',
-    });
+    const r = runSync(process.execPath, [join(packageRoot, 'scripts', 'build-web.mjs')], { cwd: packageRoot, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`web build failed:\n${r.stdout}${r.stderr}`);
   } finally {
     rmSync(lock, { recursive: true, force: true });
