@@ -45,13 +45,16 @@ export const GraphDiffSchema = Type.Object(
 );
 export type GraphDiff = Static<typeof GraphDiffSchema>;
 
-/** What a template is diffed against: a shipped version, its `base`, or another library template. */
-export const AgainstKindSchema = Type.Union([Type.Literal('shipped'), Type.Literal('base'), Type.Literal('template')]);
+/** What a template is diffed against: a shipped version, its `base`, another library template, or a version from history. */
+export const AgainstKindSchema = Type.Union([Type.Literal('shipped'), Type.Literal('base'), Type.Literal('template'), Type.Literal('version')]);
 export type AgainstKind = Static<typeof AgainstKindSchema>;
 
 export const TemplateDiffSchema = Type.Object(
   {
-    against: Type.Object({ name: Type.String(), kind: AgainstKindSchema }, { additionalProperties: false }),
+    against: Type.Object(
+      { name: Type.String(), kind: AgainstKindSchema, commit: Type.Optional(Type.String({ description: 'kind version: the commit' })) },
+      { additionalProperties: false },
+    ),
     identical: Type.Boolean({ description: 'the two sources are byte for byte the same' }),
     unified: Type.Union([Type.String(), Type.Null()], {
       description: 'unified text diff, before = the template diffed against; null when too_different',

@@ -14,16 +14,23 @@ import type { CardAgainst } from '../../template/card.js';
 import { diffTemplates } from '../../template/diff.js';
 import { isTemplateName } from '../../template/names.js';
 import { validateTemplate } from '../../template/validate.js';
+import { VERSION_PREFIX } from '../../schema/history.js';
+import { versionSource } from './history-read.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateParams } from '../schemas.js';
 import { threeWayMerge } from '../three-way.js';
 
 /**
- * What `?against=` names. `shipped` and `base` are keywords, so a template
+ * What `?against=` names: `version:<commit>` is a version from history (history-read.ts).
+ * `shipped` and `base` are keywords, so a template
  * named `shipped` or `base` cannot be diffed against by name (docs/api.md).
  */
-async function resolveAgainst(library: Library, e: TemplateDetail, against: string | undefined): Promise<CardAgainst> {
+async function resolveAgainst(library: Library, e: TemplateDetail, against: string | undefined): Promise<CardAgainst & { commit?: string }> {
   const kind = against ?? (e.shipped ? 'shipped' : 'base');
+  if (kind.startsWith(VERSION_PREFIX)) {
+    const { commit, source } = await versionSource(library, e.name, kind.slice(VERSION_PREFIX.length));
+    return { name: e.name, kind: 'version', source, commit };
+  }
   if (kind === 'shipped') {
     if (e.shipped_source === null) throw new DeskError('not_shipped', `'${e.name}' is not a shipped template`);
     return { name: e.name, kind: 'shipped', source: e.shipped_source };
@@ -52,7 +59,7 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
         querystring: Type.Object(
           {
             against: Type.Optional(
-              Type.String({ description: 'shipped (default for shipped names), base (default otherwise), or a template name' }),
+              Type.String({ description: 'shipped (default for shipped names), base (default otherwise), a template name, or version:<commit>' }),
             ),
           },
           { additionalProperties: false },
@@ -65,13 +72,14 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
       if (!entry) throw notFound('template', req.params.name);
       const a = await resolveAgainst(library, entry, req.query.against);
       // the library's own typed views of its templates, so only a shipped side is validated here
-      const other = a.kind === 'shipped' ? null : await library.getTemplate(a.name);
+      const other = a.kind === 'shipped' || a.kind === 'version' ? null : await library.getTemplate(a.name);
+      const label = a.commit ? `version/${a.commit.slice(0, 7)}/${a.name}.yaml` : `${a.kind}/${a.name}.yaml`;
       const d = diffTemplates(
-        { name: a.name, source: a.source, label: `${a.kind}/${a.name}.yaml`, ...(other?.source === a.source ? { model: other.model } : {}) },
+        { name: a.name, source: a.source, label, ...(other?.source === a.source ? { model: other.model } : {}) },
         { name: entry.name, source: entry.source, label: `${entry.name}.yaml`, model: entry.model },
         await library.catalogue(),
       );
-      return { against: { name: a.name, kind: a.kind }, ...d };
+      return { against: { name: a.name, kind: a.kind, ...(a.commit ? { commit: a.commit } : {}) }, ...d };
     },
   );
 
