@@ -5,11 +5,13 @@ import { Editor, type EditorStatus } from './editor.js';
 import { canRebase, canReset, stateInfo } from './states.js';
 import { conflictBox, fillDiffPanel, rebasePreview } from './template-panels.js';
 import { fillLaunchPanel } from './launch-view.js';
+import { fillHistoryPanel } from './history-view.js';
 import type { Card } from '../schema/card.js';
 import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
-import { badge, confirmInline, errorText, say } from './ui.js';
+import { duplicateForm } from './duplicate.js';
+import { badge, confirmInline, errorText, say, showState } from './ui.js';
 
-export type Tab = 'source' | 'card' | 'diff' | 'launch';
+export type Tab = 'source' | 'card' | 'diff' | 'launch' | 'history';
 
 /**
  * One template: header with its state, the actions its state allows, and
@@ -31,6 +33,7 @@ export class TemplatePage {
     card: h('div', { class: 'panel', id: 'panel-card' }),
     diff: h('div', { class: 'panel', id: 'panel-diff' }),
     launch: h('div', { class: 'panel', id: 'panel-launch' }),
+    history: h('div', { class: 'panel', id: 'panel-history' }),
   };
   /** the ETag the launch form was built for: kept (with what was typed) until the template is read again */
   private launchFor: string | null | undefined = undefined;
@@ -42,6 +45,9 @@ export class TemplatePage {
   private writing = 0;
   private readonly ours = new Set<string>();
   private heard: string | null | undefined = undefined;
+  /** the unsaved-changes dot by the title */
+  private readonly dot = h('span', { class: 'unsaved-dot', title: 'Unsaved changes', hidden: true }, h('span', { 'aria-hidden': 'true' }, '●'), h('span', { class: 'visually-hidden' }, 'unsaved changes'));
+  private gone = false;
 
   constructor(
     readonly name: string,
@@ -63,15 +69,33 @@ export class TemplatePage {
         if (this.tab === 'card') this.renderCard();
       },
       onStatus: (st) => this.renderSave(st),
+      onDirty: (dirty) => {
+        this.dot.hidden = !dirty;
+      },
     });
     clear(this.el);
-    this.el.append(this.head, this.toolbar, this.notices, this.tabs, this.panels.source, this.panels.card, this.panels.diff, this.panels.launch);
+    this.el.append(this.head, this.toolbar, this.notices, this.tabs, this.panels.source, this.panels.card, this.panels.diff, this.panels.launch, this.panels.history);
     this.panels.source.append(this.editor.el);
     this.render();
   }
 
+  /** unsaved text in the editor (the leave guard asks before it is lost); false once the template is deleted */
   get dirty(): boolean {
-    return this.editor?.dirty ?? false;
+    return !this.gone && (this.editor?.dirty ?? false);
+  }
+
+  /** Ctrl/Cmd+S: the Save button's path, once the text as typed is checked; when Save is closed, says why. */
+  async saveShortcut(): Promise<void> {
+    if (this.detail.read_only) {
+      say('This template is read-only here.');
+      return;
+    }
+    await this.editor.settled();
+    if (this.saveButton.disabled) {
+      say(this.saveHint.textContent ?? 'Nothing to save.');
+      return;
+    }
+    await this.save();
   }
 
   show(tab: Tab): void {
@@ -81,6 +105,7 @@ export class TemplatePage {
     if (tab === 'card') this.renderCard();
     if (tab === 'diff') void this.renderDiff();
     if (tab === 'launch') this.renderLaunch();
+    if (tab === 'history') void this.renderHistory();
   }
 
   /**
@@ -142,7 +167,8 @@ export class TemplatePage {
     this.draftCard = null;
     this.editor.setText(body.source, { problems: body.problems });
     this.render();
-    if (message) say(`${message} It reads ${stateInfo(body.state).label}.`);
+    // said by the toolbar, where the action was; it takes the focus when the action's button was redrawn away
+    if (message) say(`${message} It reads ${stateInfo(body.state).label}.`, this.toolbar);
   }
 
   private render(): void {
@@ -159,7 +185,7 @@ export class TemplatePage {
     add(
       this.head,
       h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / templates / ', this.name),
-      h('h2', {}, this.name, ' ', badge(d.state)),
+      h('h2', {}, this.name, ' ', this.dot, badge(d.state)),
       info.sentence === info.label ? null : h('p', { class: 'sentence', 'data-state': d.state }, info.sentence),
       d.edited_outside
         ? h('p', { class: 'callout warning', role: 'note' }, 'Edited outside the service: the file changed without a save here, so it was never validated on the way in.')
@@ -199,6 +225,7 @@ export class TemplatePage {
     if (d.state === 'custom') {
       this.toolbar.append(h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete'));
     }
+    this.toolbar.append(h('button', { type: 'button', onclick: () => duplicateForm(this.notices, this.name) }, 'Duplicate as new template'));
     this.toolbar.append(this.saveHint);
   }
 
@@ -218,6 +245,7 @@ export class TemplatePage {
       ['card', 'Card', `${base}/card`],
       ['diff', 'Diff', `${base}/diff`],
       ['launch', 'Launch preview', `${base}/launch`],
+      ['history', 'History', `${base}/history`],
     ];
     for (const [t, label, href] of items) {
       this.tabs.append(h('a', { href, 'aria-current': t === this.tab ? 'page' : null }, label));
@@ -243,6 +271,18 @@ export class TemplatePage {
     if (this.launchFor === this.etag && this.panels.launch.firstChild) return;
     this.launchFor = this.etag;
     fillLaunchPanel(this.panels.launch, { name: this.name, card: this.detail.card, etag: this.etag });
+  }
+
+  /** The versions, a diff of any against the saved text, restore (history-view.ts); a restore is one of this page's writes. */
+  private renderHistory(): Promise<void> {
+    return fillHistoryPanel(this.panels.history, {
+      kind: 'template',
+      name: this.name,
+      etag: this.etag,
+      dirty: this.editor.dirty,
+      write: (method, path, opts) => this.write(method, path, opts),
+      restored: (message) => this.refresh(message),
+    });
   }
 
   private async renderDiff(): Promise<void> {
@@ -282,6 +322,7 @@ export class TemplatePage {
 
   /** 412: someone saved or reset this template since we read it. Keep the text; offer reload, the difference, or overwrite. */
   private conflict(mine: string): void {
+    void this.followState();
     clear(this.notices);
     this.notices.append(
       conflictBox(this.name, mine, {
@@ -330,7 +371,7 @@ export class TemplatePage {
             this.editor.setText(merged);
             clear(this.notices);
             location.hash = `#/templates/${this.name}`;
-            say('Merged text loaded into the editor; check it, then save.');
+            say('Merged text loaded into the editor; check it, then save.', this.toolbar);
           },
           close: () => clear(this.notices),
         }),
@@ -345,6 +386,7 @@ export class TemplatePage {
       try {
         await this.write('DELETE', `/templates/${enc(this.name)}`, { ifMatch: this.etag });
         say(`Deleted ${this.name}.`);
+        this.gone = true; // nothing left to save: leaving need not ask
         location.hash = '#/';
       } catch (e) {
         this.failed('Not deleted', e);
@@ -354,9 +396,19 @@ export class TemplatePage {
 
   private failed(what: string, e: unknown): void {
     if (e instanceof ApiError && e.status === 412) {
+      void this.followState();
       this.notice('error', `${what}: the template changed elsewhere. Reload to see it.`);
       this.notices.append(h('button', { type: 'button', onclick: () => void this.refresh('Reloaded.').then(() => clear(this.notices)) }, 'Reload'));
     } else this.notice('error', `${what}: ${errorText(e)}`);
+  }
+
+  /** After a 412: the badge shows the state the service has now; the text, the draft and the ETag stay until Reload. */
+  private async followState(): Promise<void> {
+    try {
+      showState(this.head, (await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`)).body.state);
+    } catch {
+      // the conflict box already offers Reload
+    }
   }
 
   private notice(kind: 'error' | 'ok', text: string): void {
