@@ -12,7 +12,7 @@ import { errorText, unsay } from './ui.js';
 
 /**
  * The settings page's router. Views are addressed by the URL hash so each is
- * linkable: `#/` the library, `#/templates/<name>[/card|/diff|/launch]`,
+ * linkable: `#/` the library, `#/templates/<name>[/card|/diff|/launch|/history]`,
  * `#/roles/<name>`, `#/new`, `#/proposals`.
  */
 const main = document.getElementById('main')!;
@@ -26,7 +26,7 @@ async function templates(): Promise<TemplateSummary[]> {
 export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } | { view: 'proposals' } | { view: 'template'; name: string; tab: Tab } | { view: 'role'; name: string } {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'templates' && parts[1]) {
-    const tab = parts[2] === 'card' || parts[2] === 'diff' || parts[2] === 'launch' ? parts[2] : 'source';
+    const tab = parts[2] === 'card' || parts[2] === 'diff' || parts[2] === 'launch' || parts[2] === 'history' ? parts[2] : 'source';
     return { view: 'template', name: parts[1], tab };
   }
   if (parts[0] === 'roles' && parts[1]) return { view: 'role', name: parts[1] };
