@@ -1,5 +1,6 @@
 import { ApiError, call, enc } from './api.js';
 import { add, clear, h } from './dom.js';
+import { historySection } from './history-view.js';
 import { KNOWN_TOOLS } from './known-tools.js';
 import { canReset, stateInfo } from './states.js';
 import type { Kit, RoleAnswer } from '../schema/roles.js';
@@ -96,6 +97,11 @@ export async function rolePage(name: string): Promise<HTMLElement> {
       role.shipped_role_md !== null && role.shipped_role_md !== role.role_md
         ? h('details', {}, h('summary', {}, 'The built-in role.md'), h('pre', { class: 'prose' }, role.shipped_role_md))
         : null,
+      // its versions, a diff of each against what loads, restore (history-view.ts)
+      historySection({ kind: 'role', name, etag, dirty: false, restored: async (message) => {
+        await load();
+        say(message);
+      } }),
     );
   };
 
