@@ -62,7 +62,8 @@ async function pump(): Promise<void> {
   running = { id, job };
   try {
     const w = start();
-    await (catalogue ??= loadCatalogue(w));
+    if (!catalogue) catalogue = loadCatalogue(w);
+    await catalogue;
     if (running?.id !== id) return;
     const message: ToWorker = { id, source: job.source, name: job.name };
     w.postMessage(message);
