@@ -1,11 +1,20 @@
 import { h } from './dom.js';
 import { drawGraph } from './graph-svg.js';
-import { type DiffLine, hunks } from './line-diff.js';
+import { compareView } from './merge-compare.js';
+import { fieldChangeView } from './merge-header.js';
 import type { Card } from '../schema/card.js';
-import type { FieldChange, GraphDiff, TemplateDiff } from '../schema/diff.js';
+import type { GraphDiff, TemplateDiff } from '../schema/diff.js';
 
-/** A diff (GET …/diff) as unified text and as a graph diff, with the graph drawn and changed nodes marked. */
-export function diffView(diff: TemplateDiff, current: Card | null): HTMLElement {
+/** The two texts a diff compares, when the page has them: then the text diff is a merge view, else the service's unified text. */
+export interface DiffSources {
+  before: string;
+  after: string;
+  beforeLabel: string;
+  afterLabel: string;
+}
+
+/** A diff (GET …/diff) as a graph diff (changed nodes marked on the drawn graph) and as text. */
+export function diffView(diff: TemplateDiff, current: Card | null, sources?: DiffSources): HTMLElement {
   if (diff.identical) {
     return h('p', { class: 'callout ok', role: 'status' }, `Identical to ${diff.against.name} (${diff.against.kind}).`);
   }
@@ -30,10 +39,12 @@ export function diffView(diff: TemplateDiff, current: Card | null): HTMLElement 
         )
       : null,
     h('h4', {}, 'As text'),
-    // null: the service found the texts too different to diff line by line within its bounds
-    diff.unified === null
-      ? h('p', { class: 'note' }, 'The texts differ in too many lines for a line diff; the graph diff above shows what changed.')
-      : unifiedView(diff.unified, 'Unified diff'),
+    sources
+      ? compareView(sources).el
+      : // null: the service found the texts too different to diff line by line within its bounds
+        diff.unified === null
+        ? h('p', { class: 'note' }, 'The texts differ in too many lines for a line diff; the graph diff above shows what changed.')
+        : unifiedView(diff.unified, 'Unified diff'),
   );
 }
 
@@ -45,26 +56,16 @@ export function graphDiffView(g: GraphDiff): HTMLElement {
   return h(
     'div',
     { class: 'graph-diff' },
-    section('Header changed', g.header.map(changeItem)),
+    section('Header changed', g.header.map(fieldChangeView)),
     section('Nodes added', g.nodes.added.map((n) => h('span', { class: 'gd-add' }, h('code', {}, n.id), ` (${n.type})`))),
     section('Nodes removed', g.nodes.removed.map((n) => h('span', { class: 'gd-del' }, h('code', {}, n.id), ` (${n.type})`))),
     section(
       'Nodes changed',
-      g.nodes.changed.map((n) => h('span', {}, h('code', {}, n.id), h('ul', {}, n.changes.map((c) => h('li', {}, changeItem(c)))))),
+      g.nodes.changed.map((n) => h('span', {}, h('code', {}, n.id), h('ul', {}, n.changes.map((c) => h('li', {}, fieldChangeView(c)))))),
     ),
     section('Cords added', g.cords.added.map((c) => h('span', { class: 'gd-add' }, h('code', {}, `${c.from} → ${c.to}`)))),
     section('Cords removed', g.cords.removed.map((c) => h('span', { class: 'gd-del' }, h('code', {}, `${c.from} → ${c.to}`)))),
   );
-}
-
-function changeItem(c: FieldChange): HTMLElement {
-  return h('span', {}, h('code', {}, c.field), ': ', h('del', {}, show(c.before)), ' → ', h('ins', {}, show(c.after)));
-}
-
-export function show(v: unknown): string {
-  if (v === null || v === undefined) return '(none)';
-  if (typeof v === 'string') return v;
-  return JSON.stringify(v);
 }
 
 /** Unified diff text with each line classed by its first character. */
@@ -76,15 +77,3 @@ export function unifiedView(text: string, label: string): HTMLElement {
   }
   return pre;
 }
-
-/** The page's own line diff (the 412 conflict), drawn the same way. */
-export function lineDiffView(lines: (DiffLine | null)[], label: string): HTMLElement {
-  const pre = h('pre', { class: 'unified', 'aria-label': label, tabindex: 0 });
-  for (const l of lines) {
-    if (l === null) pre.append(h('span', { class: 'l hunk' }, '…'), '\n');
-    else pre.append(h('span', { class: l.op === '+' ? 'l add' : l.op === '-' ? 'l del' : 'l' }, l.op + l.text), '\n');
-  }
-  return pre;
-}
-
-export { hunks };

@@ -1,11 +1,13 @@
 import { ApiError, call, enc } from './api.js';
 import { clear, h } from './dom.js';
-import { diffView, lineDiffView, unifiedView } from './diff-view.js';
-import { hunks, lineDiff } from './line-diff.js';
+import { type DiffSources, diffView } from './diff-view.js';
+import { compareView } from './merge-compare.js';
 import { stateInfo } from './states.js';
 import type { TemplateDiff } from '../schema/diff.js';
-import type { RebaseAnswer, TemplateAnswer, TemplateSummary } from '../schema/templates.js';
+import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
 import { errorText } from './ui.js';
+
+export { rebasePreview } from './merge-rebase.js';
 
 /** The larger parts of one template's page that fetch on their own: the diff tab, the 412 conflict, the rebase preview. */
 
@@ -37,11 +39,31 @@ export async function fillDiffPanel(panel: HTMLElement, o: DiffPanelOptions): Pr
   try {
     const q = o.against ? `?against=${enc(o.against)}` : '';
     const { body } = await call<TemplateDiff>('GET', `/templates/${enc(o.name)}/diff${q}`);
+    const sources = body.identical ? undefined : await diffSources(body, o.detail);
     clear(out);
-    out.append(diffView(body, o.detail.card));
+    out.append(diffView(body, o.detail.card, sources));
   } catch (e) {
     clear(out);
     out.append(h('p', { class: 'callout' }, e instanceof ApiError && e.status === 409 ? `Nothing to compare with: ${e.detail}` : errorText(e)));
+  }
+}
+
+/**
+ * The two texts of a diff, for the merge view: the shipped bytes came with the
+ * template; a base or another template is read. A version from history, or a
+ * text that cannot be read now, leaves the service's unified diff instead.
+ */
+async function diffSources(d: TemplateDiff, detail: TemplateAnswer): Promise<DiffSources | undefined> {
+  const after = { after: detail.source, afterLabel: `${detail.name} as saved` };
+  if (d.against.kind === 'shipped') {
+    return detail.shipped_source === null ? undefined : { before: detail.shipped_source, beforeLabel: `shipped ${d.against.name}`, ...after };
+  }
+  if (d.against.kind !== 'base' && d.against.kind !== 'template') return undefined;
+  try {
+    const { body } = await call<TemplateAnswer>('GET', `/templates/${enc(d.against.name)}`);
+    return { before: body.source, beforeLabel: `${d.against.kind === 'base' ? 'its base ' : ''}${d.against.name}`, ...after };
+  } catch {
+    return undefined;
   }
 }
 
@@ -53,8 +75,8 @@ export function conflictBox(name: string, mine: string, on: { reload: () => void
       const { body } = await call<TemplateAnswer>('GET', `/templates/${enc(name)}`);
       clear(diffOut);
       diffOut.append(
-        h('p', {}, `Lines marked − are in the saved version (${stateInfo(body.state).label}); lines marked + are yours.`),
-        lineDiffView(hunks(lineDiff(body.source, mine)), 'Saved version against your text'),
+        h('p', {}, `The saved version (${stateInfo(body.state).label}) against your text.`),
+        compareView({ before: body.source, after: mine, beforeLabel: 'the saved version', afterLabel: 'your text' }).el,
       );
     } catch (e) {
       clear(diffOut);
@@ -73,31 +95,5 @@ export function conflictBox(name: string, mine: string, on: { reload: () => void
       h('button', { type: 'button', class: 'danger', onclick: on.overwrite }, 'Save mine over it'),
     ),
     diffOut,
-  );
-}
-
-/** POST …/rebase: the merge onto today's shipped version, shown, never written. Throws the API's error. */
-export async function rebasePreview(name: string, on: { use: (merged: string) => void; close: () => void }): Promise<HTMLElement> {
-  const { body } = await call<RebaseAnswer>('POST', `/templates/${enc(name)}/rebase`, { body: {} });
-  const n = body.conflicts;
-  return h(
-    'section',
-    { class: 'callout rebase', 'aria-label': 'Rebase preview' },
-    h('h3', {}, 'Your copy merged onto today’s shipped version'),
-    h(
-      'p',
-      {},
-      n === 0 ? 'No conflicts.' : `${n} conflict${n === 1 ? '' : 's'}, marked in the text.`,
-      ' ',
-      body.valid ? 'The result is valid.' : `The result is not valid (${body.problems.length} problem${body.problems.length === 1 ? '' : 's'}).`,
-      ' Nothing is written until you save.',
-    ),
-    unifiedView(body.merged, 'Merged text'),
-    h(
-      'p',
-      { class: 'actions' },
-      h('button', { type: 'button', class: 'primary', onclick: () => on.use(body.merged) }, 'Use this'),
-      h('button', { type: 'button', onclick: on.close }, 'Close'),
-    ),
   );
 }

@@ -3,7 +3,6 @@ import { TOOLS } from '../../src/template/catalog/tools.js';
 import { errorCount, lineCount, marksByLine, offsetOf, position, skeleton, sortProblems } from '../../src/web/format.js';
 import { KNOWN_TOOLS } from '../../src/web/known-tools.js';
 import { BOX, depths, layout, splitEnd } from '../../src/web/layout.js';
-import { hunks, lineDiff } from '../../src/web/line-diff.js';
 import { ENTRY_STATES } from '../../src/schema/state.js';
 import { CHIP_ORDER, canReset, rowLabel, STATES } from '../../src/web/states.js';
 import type { Problem } from '../../src/schema/errors.js';
@@ -114,26 +113,6 @@ describe('problem formatting', () => {
     const src = skeleton('my-thing', 'line one\nline two');
     expect(src).toMatch(/^ {2}name: my-thing$/m);
     expect(src).toMatch(/^ {2}purpose: "line one line two"$/m);
-  });
-});
-
-describe('line diff', () => {
-  it('finds the changed lines between common head and tail', () => {
-    const d = lineDiff('a\nb\nc\nd\n', 'a\nB\nc\nd\ne\n');
-    expect(d.map((l) => l.op + l.text)).toEqual([' a', '-b', '+B', ' c', ' d', '+e']);
-  });
-
-  it('handles empty sides', () => {
-    expect(lineDiff('', 'x\n').map((l) => l.op + l.text)).toEqual(['+x']);
-    expect(lineDiff('x\n', '').map((l) => l.op + l.text)).toEqual(['-x']);
-    expect(lineDiff('same\n', 'same\n').every((l) => l.op === ' ')).toBe(true);
-  });
-
-  it('keeps context around changes and marks the gaps', () => {
-    const before = Array.from({ length: 20 }, (_, i) => `l${i}`).join('\n');
-    const after = before.replace('l2\n', 'L2\n').replace('l17', 'L17');
-    const h = hunks(lineDiff(before, after), 1);
-    expect(h.map((l) => (l ? l.op + l.text : '…'))).toEqual([' l1', '-l2', '+L2', ' l3', '…', ' l16', '-l17', '+L17', ' l18']);
   });
 });
 

@@ -1,0 +1,232 @@
+import { yaml } from '@codemirror/lang-yaml';
+import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { EditorView, lineNumbers } from '@codemirror/view';
+import { call, enc } from './api.js';
+import { clear, h } from './dom.js';
+import { errorCount, position, sortProblems } from './format.js';
+import { type Compare, compareView } from './merge-compare.js';
+import { type Conflict, conflictsOf, contextOf, freshResolutions, type Resolution, resolve, unresolved } from './merge-resolve.js';
+import type { Card } from '../schema/card.js';
+import type { Problem } from '../schema/errors.js';
+import type { RebaseAnswer, TemplateAnswer } from '../schema/templates.js';
+import { checkSource } from './validator.js';
+
+/**
+ * The rebase preview: the copy merged onto today's shipped version, each
+ * conflict offered as a choice (keep mine, take shipped, edit both) in its
+ * place, and the result compared with the copy. The result is checked by the
+ * page's validator; "Use this" is enabled only when every conflict has a
+ * choice and the result has no errors, and it puts the text in the editor,
+ * unsaved: Save then writes it with the ETag the page holds, so a change made
+ * elsewhere meanwhile is a conflict, never overwritten.
+ */
+
+export type RebaseStatus = 'choose' | 'checking' | 'valid' | 'invalid' | 'unchecked';
+
+export interface RebaseHandlers {
+  use: (merged: string) => void;
+  close: () => void;
+}
+
+/** The validator's problems; the service's (POST …/propose) if the page's cannot run. */
+async function check(source: string, name: string): Promise<Problem[]> {
+  try {
+    return await checkSource(source, name);
+  } catch {
+    const { body } = await call<Card>('POST', '/templates/propose', { body: { name, source } });
+    return body.problems;
+  }
+}
+
+const CHOICES: [Resolution['choice'], string][] = [
+  ['mine', 'Keep mine'],
+  ['shipped', 'Take shipped'],
+  ['edit', 'Edit both'],
+];
+
+/** POST …/rebase and the copy as saved; throws the API's error (409 nothing_to_rebase, no_kept_base). */
+export async function rebasePreview(name: string, on: RebaseHandlers): Promise<HTMLElement> {
+  const [{ body }, { body: copy }] = await Promise.all([
+    call<RebaseAnswer>('POST', `/templates/${enc(name)}/rebase`, { body: {} }),
+    call<TemplateAnswer>('GET', `/templates/${enc(name)}`),
+  ]);
+  const parts = body.parts;
+  const conflicts = conflictsOf(parts);
+  const res = freshResolutions(parts);
+  const n = conflicts.length;
+
+  const status = h('p', { class: 'merge-status', role: 'status' });
+  const problemList = h('ul', { class: 'problems', 'aria-label': 'Problems in the result' });
+  const resultOut = h('div', { class: 'merge-result' });
+  const useButton = h('button', { type: 'button', class: 'primary', disabled: true }, 'Use this');
+  const heading = h('h3', { tabindex: -1 }, 'Your copy merged onto today’s shipped version');
+  const section = h(
+    'section',
+    { class: 'callout rebase', 'aria-label': 'Rebase preview', 'data-conflicts': n },
+    heading,
+    h(
+      'p',
+      {},
+      n === 0 ? 'No conflicts.' : `${n} conflict${n === 1 ? '' : 's'}: both sides changed the same lines. Choose for each how to settle it.`,
+      ' Nothing is written until you save.',
+    ),
+  );
+
+  let result: string | null = null;
+  let compare: Compare | null = null;
+  let seq = 0;
+  const editors: EditorView[] = [];
+  const dispose = () => {
+    compare?.destroy();
+    for (const e of editors) e.destroy();
+  };
+  const close = () => {
+    dispose();
+    on.close();
+  };
+
+  const setStatus = (st: RebaseStatus, text: string) => {
+    section.dataset.status = st;
+    status.textContent = text;
+    useButton.disabled = st !== 'valid';
+  };
+
+  const showProblems = (problems: Problem[]) => {
+    clear(problemList);
+    for (const p of sortProblems(problems)) {
+      problemList.append(
+        h('li', { class: `problem ${p.severity}`, 'data-code': p.code, 'data-line': p.line ?? '' }, h('span', { class: 'sev' }, p.severity), ' ', h('code', {}, p.code), ` at ${position(p)}: ${p.message}`),
+      );
+    }
+  };
+
+  const update = async () => {
+    const mine = ++seq;
+    result = resolve(parts, res);
+    showProblems([]);
+    if (result === null) {
+      const left = unresolved(res);
+      setStatus('choose', `Choose for ${left} more conflict${left === 1 ? '' : 's'}; the result shows when each has a choice.`);
+      compare?.destroy();
+      compare = null;
+      clear(resultOut);
+      resultOut.append(h('p', { class: 'note' }, 'The result shows here once every conflict has a choice.'));
+      return;
+    }
+    if (compare) compare.setAfter(result);
+    else {
+      clear(resultOut);
+      compare = compareView({ before: copy.source, after: result, beforeLabel: 'your copy', afterLabel: 'the result' });
+      resultOut.append(compare.el);
+    }
+    setStatus('checking', 'Checking the result…');
+    try {
+      const problems = await check(result, name);
+      if (mine !== seq) return; // a later choice owns the status
+      const errors = errorCount(problems);
+      showProblems(problems);
+      if (errors === 0) setStatus('valid', problems.length ? 'The result is valid (with warnings, listed below).' : 'The result is valid.');
+      else setStatus('invalid', `The result is not valid: ${errors} error${errors === 1 ? '' : 's'}, listed below. Change a choice or the edit.`);
+    } catch (e) {
+      if (mine !== seq) return;
+      setStatus('unchecked', `Could not check the result: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+
+  if (n > 0) {
+    section.append(h('ol', { class: 'merge-conflicts' }, conflicts.map((c, i) => h('li', {}, conflictChoice(c, i, n, parts, res, () => void update(), editors)))));
+  }
+  section.append(
+    h('h4', {}, 'The result against your copy'),
+    resultOut,
+    status,
+    problemList,
+    h(
+      'p',
+      { class: 'actions' },
+      useButton,
+      h('button', { type: 'button', onclick: close }, 'Close'),
+    ),
+  );
+  useButton.addEventListener('click', () => {
+    if (result === null || section.dataset.status !== 'valid') return;
+    const text = result;
+    dispose();
+    on.use(text);
+  });
+  void update();
+  // the preview opens below the toolbar; move focus to it once it is on the page
+  setTimeout(() => {
+    if (heading.isConnected) heading.focus();
+  }, 0);
+  return section;
+}
+
+/** One conflict: the lines around it, both sides, the base under a disclosure, and the three choices. */
+function conflictChoice(
+  c: Conflict,
+  i: number,
+  n: number,
+  parts: RebaseAnswer['parts'],
+  res: Resolution[],
+  changed: () => void,
+  editors: EditorView[],
+): HTMLElement {
+  const r = res[i]!;
+  const ctx = contextOf(parts, i);
+  const group = `rebase-conflict-${i + 1}`;
+  const editHost = h('div', { class: 'merge-edit', hidden: true });
+  let editor: EditorView | null = null;
+
+  const choose = (choice: Resolution['choice']) => {
+    r.choice = choice;
+    editHost.hidden = choice !== 'edit';
+    if (choice === 'edit' && !editor) {
+      editor = new EditorView({
+        doc: r.edit,
+        parent: editHost,
+        extensions: [
+          lineNumbers(),
+          yaml(),
+          syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+          EditorView.lineWrapping,
+          EditorView.contentAttributes.of({ 'aria-label': `Your lines for conflict ${i + 1}` }),
+          EditorView.updateListener.of((u) => {
+            if (!u.docChanged) return;
+            r.edit = u.state.doc.toString();
+            changed();
+          }),
+        ],
+      });
+      editors.push(editor);
+    }
+    changed();
+    if (choice === 'edit') editor?.focus();
+  };
+
+  const side = (cls: string, caption: string, text: string) =>
+    h('figure', { class: `merge-side ${cls}` }, h('figcaption', {}, caption), h('pre', {}, text || '(no lines)'));
+
+  return h(
+    'fieldset',
+    { class: 'merge-conflict', 'data-conflict': i + 1 },
+    h('legend', {}, `Conflict ${i + 1} of ${n}`),
+    ctx.before ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.before) : null,
+    h('div', { class: 'merge-sides' }, side('mine', 'Yours', c.copy), side('shipped', 'Today’s shipped', c.shipped)),
+    h('details', {}, h('summary', {}, 'The shipped lines your copy started from'), h('pre', {}, c.base || '(no lines)')),
+    ctx.after ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.after) : null,
+    h(
+      'p',
+      { class: 'merge-choices' },
+      CHOICES.map(([value, label]) =>
+        h(
+          'label',
+          {},
+          h('input', { type: 'radio', name: group, value: value ?? '', onchange: () => choose(value) }),
+          ` ${label}`,
+        ),
+      ),
+    ),
+    editHost,
+  );
+}
