@@ -6,6 +6,7 @@ import { proposalHint, proposalsView, refreshProposalCount } from './proposals.j
 import { startLive } from './live.js';
 import { rolePage } from './roles.js';
 import { type Tab, TemplatePage } from './template-view.js';
+import { invalidateCatalogue } from './validator.js';
 import type { RoleList } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
 import { errorText, unsay } from './ui.js';
@@ -142,6 +143,8 @@ async function redrawList(): Promise<void> {
 }
 startLive((e) => {
   if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'resync') {
+    // the names the page's validator checks against may have changed (validator.ts)
+    invalidateCatalogue();
     if (relist) clearTimeout(relist);
     relist = setTimeout(() => void redrawList(), 100);
   }
