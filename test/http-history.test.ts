@@ -4,13 +4,13 @@
  * If-Match, committed as `restore <name> to <short>`), the same for roles,
  * the library's recent commits, and the coded refusals.
  */
+import type { InjectOptions } from 'fastify';
 import { describe, expect, test } from 'vitest';
 import { ALPHA, API, fixture, openApp, WORKER_MD } from './http-fixture.js';
 
 const ctx = openApp();
 
-type Inject = Parameters<typeof ctx.app.inject>[0];
-const call = async (opts: Inject) => {
+const call = async (opts: InjectOptions) => {
   const r = await ctx.app.inject(opts);
   return { status: r.statusCode, body: r.json(), etag: r.headers.etag as string | undefined };
 };
@@ -145,7 +145,7 @@ describe('POST /templates/:name/restore', () => {
     expect((await call({ method: 'PUT', url: `${API}/templates/gamma`, payload: { source: gamma } })).status).toBe(200);
     const fine = gamma.replace('role: checker', 'role: worker');
     expect((await call({ method: 'PUT', url: `${API}/templates/gamma`, payload: { source: fine } })).status).toBe(200);
-    expect((await call({ method: 'DELETE', url: `${API}/roles/checker` })).status).toBe(204);
+    expect((await ctx.app.inject({ method: 'DELETE', url: `${API}/roles/checker` })).statusCode).toBe(204);
     const [head, old] = (await get('/templates/gamma/history')).body.versions as V[];
     const r = await post('/templates/gamma/restore', { commit: old!.commit });
     expect([r.status, r.body.code]).toEqual([422, 'invalid_template']);
@@ -198,7 +198,7 @@ describe('roles', () => {
     expect(await ctx.fx.read('roles', 'worker', 'role.md')).toBe(md(1));
     expect(await ctx.fx.read('roles', 'worker', 'kit.json')).toBe('{\n  "tools": [\n    "shell.run"\n  ]\n}\n');
     const [last] = (await get('/roles/worker/history')).body.versions as V[];
-    expect(last!.message).toBe(`restore worker to ${v1!.commit.slice(0, 7)}`);
+    expect(last!.message).toBe(`restore role worker to ${v1!.commit.slice(0, 7)}`);
   });
 
   test('a reset reads state shipped; the built-in text reads same_as_shipped', async () => {

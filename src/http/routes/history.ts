@@ -227,7 +227,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
     '/roles/:name/restore',
     {
       schema: {
-        summary: 'Save a role version again: validated like a save, committed as `restore <name> to <short>`',
+        summary: 'Save a role version again: validated like a save, committed as `restore role <name> to <short>`',
         tags: ['history'],
         params: RoleParams,
         headers: IfMatchHeaders,
