@@ -1,55 +1,63 @@
-import { h } from './dom.js';
-import { rowLabel, stateInfo } from './states.js';
-import type { RoleSummary } from '../schema/roles.js';
-import type { TemplateSummary } from '../schema/templates.js';
-import { badge } from './ui.js';
+import { call } from './api.js';
+import { clear, h } from './dom.js';
+import { type Entry, entryKey, row, type RowHooks } from './list-rows.js';
+import { CHIP_ORDER, stateInfo } from './states.js';
+import type { RoleList, RoleSummary } from '../schema/roles.js';
+import type { TemplateList, TemplateSummary } from '../schema/templates.js';
+import { say } from './ui.js';
 
 /**
  * The library: every template and role with its state as a badge and the
- * state's sentence for it (states.ts), copies edited outside the service called out,
- * ticket and invalid templates marked, and a filter over all of it.
+ * state's sentence for it (states.ts), copies edited outside the service
+ * called out, ticket and invalid templates marked, a text filter (name,
+ * purpose, state words, `outside`), chips by state, and a menu per row
+ * (list-rows.ts). A redraw (`refreshLibrary`) changes only the rows that
+ * changed, so the filter, a confirmation in progress and the focus stay.
  */
+
+/** the chip chosen ('' for all): kept for the tab, across redraws and visits */
+let chip = '';
+
+interface Library {
+  el: HTMLElement;
+  update(templates: TemplateSummary[], roles: RoleSummary[]): void;
+}
+const shown = new WeakMap<Element, Library>();
+
+export async function readLibrary(): Promise<[TemplateSummary[], RoleSummary[]]> {
+  const [t, r] = await Promise.all([call<TemplateList>('GET', '/templates'), call<RoleList>('GET', '/roles')]);
+  return [t.body.templates, r.body.roles];
+}
+
+/** Reads the library again and redraws the open list in place; false when `el` is not a library view. */
+export async function refreshLibrary(el: Element): Promise<boolean> {
+  const lib = shown.get(el);
+  if (!lib) return false;
+  const [t, r] = await readLibrary();
+  if (el.isConnected) lib.update(t, r);
+  return true;
+}
+
 export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], filter: string, onFilter: (f: string) => void): HTMLElement {
   const box = h('input', {
     type: 'search',
     id: 'filter',
     value: filter,
-    placeholder: 'name, purpose or state',
+    placeholder: 'name, purpose, state or outside',
     'aria-label': 'Filter templates and roles',
   });
+  const chips = h('div', { class: 'chips', role: 'group', 'aria-label': 'Show by state' });
   const tList = h('ul', { class: 'rows', 'aria-label': 'Templates' });
   const rList = h('ul', { class: 'rows', 'aria-label': 'Roles' });
   const tCount = h('span', { class: 'count' });
   const rCount = h('span', { class: 'count' });
+  const tEmpty = h('p', { class: 'empty', hidden: true });
+  const rEmpty = h('p', { class: 'empty', hidden: true });
+  const tSaid = h('div', { class: 'list-notices' });
+  const rSaid = h('div', { class: 'list-notices' });
+  let all = { templates, roles };
 
-  const apply = () => {
-    const f = box.value.trim().toLowerCase();
-    const hit = (...words: (string | null | undefined)[]) => !f || words.some((w) => w?.toLowerCase().includes(f));
-    let tn = 0;
-    for (const li of tList.children) {
-      const show = hit(...(li as HTMLElement).dataset.search!.split('\u0000'));
-      (li as HTMLElement).hidden = !show;
-      if (show) tn++;
-    }
-    let rn = 0;
-    for (const li of rList.children) {
-      const show = hit(...(li as HTMLElement).dataset.search!.split('\u0000'));
-      (li as HTMLElement).hidden = !show;
-      if (show) rn++;
-    }
-    tCount.textContent = `${tn} of ${templates.length}`;
-    rCount.textContent = `${rn} of ${roles.length}`;
-  };
-  box.addEventListener('input', () => {
-    onFilter(box.value);
-    apply();
-  });
-
-  for (const t of templates) tList.append(templateRow(t));
-  for (const r of roles) rList.append(roleRow(r));
-  apply();
-
-  return h(
+  const el = h(
     'div',
     { class: 'library' },
     h(
@@ -59,57 +67,127 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
       box,
       h('a', { href: '#/new', class: 'button' }, 'New template'),
     ),
-    h('section', { 'aria-labelledby': 'h-templates' }, h('h2', { id: 'h-templates' }, 'Templates ', tCount), tList),
-    h('section', { 'aria-labelledby': 'h-roles' }, h('h2', { id: 'h-roles' }, 'Roles ', rCount), rList),
+    chips,
+    h('section', { 'aria-labelledby': 'h-templates' }, h('h2', { id: 'h-templates' }, 'Templates ', tCount), tSaid, tEmpty, tList),
+    h('section', { 'aria-labelledby': 'h-roles' }, h('h2', { id: 'h-roles' }, 'Roles ', rCount), rSaid, rEmpty, rList),
   );
+
+  const hooks: RowHooks = {
+    refresh: async () => {
+      await refreshLibrary(el);
+    },
+    gone: (kind, text) => {
+      say(text, kind === 'template' ? tSaid : rSaid);
+    },
+  };
+
+  const showAll = () => {
+    box.value = '';
+    chip = '';
+    onFilter('');
+    drawChips();
+    apply();
+    box.focus();
+  };
+
+  const apply = () => {
+    const f = box.value.trim().toLowerCase();
+    const hit = (li: HTMLElement) =>
+      (chip === '' || li.dataset.state === chip) && (!f || li.dataset.search!.split('\u0000').some((w) => w.toLowerCase().includes(f)));
+    const count = (list: HTMLElement, total: number, out: HTMLElement, empty: HTMLElement, what: string) => {
+      let n = 0;
+      for (const li of list.children as HTMLCollectionOf<HTMLElement>) {
+        li.hidden = !hit(li);
+        if (!li.hidden) n++;
+      }
+      out.textContent = `${n} of ${total}`;
+      empty.hidden = n > 0 || total === 0;
+      clear(empty);
+      if (n === 0 && total > 0) {
+        const why = [f ? `“${box.value.trim()}”` : '', chip ? `the state ${stateInfo(chip).label}` : ''].filter(Boolean).join(' and ');
+        empty.append(`No ${what} matches ${why}. `, h('button', { type: 'button', class: 'link', onclick: showAll }, 'Show all'));
+      }
+    };
+    count(tList, all.templates.length, tCount, tEmpty, 'template');
+    count(rList, all.roles.length, rCount, rEmpty, 'role');
+  };
+
+  const drawChips = () => {
+    const n = new Map<string, number>();
+    for (const x of [...all.templates, ...all.roles]) n.set(x.state, (n.get(x.state) ?? 0) + 1);
+    // a chosen state that no entry has any more is dropped rather than showing an empty list with no chip to undo it
+    if (chip && !n.has(chip)) chip = '';
+    const focusedChip = document.activeElement instanceof HTMLElement && chips.contains(document.activeElement) ? document.activeElement.dataset.chip : undefined;
+    clear(chips);
+    const one = (value: string, label: string, count: number) => {
+      const b = h('button', { type: 'button', class: `chip-filter${value ? ` state-${value}` : ''}`, 'data-chip': value, 'aria-pressed': String(chip === value), onclick: () => {
+        chip = chip === value ? '' : value;
+        drawChips();
+        apply();
+      } }, label, ' ', h('span', { class: 'chip-count' }, String(count)));
+      chips.append(b);
+      if (focusedChip === value) b.focus();
+    };
+    one('', 'All', all.templates.length + all.roles.length);
+    for (const s of CHIP_ORDER) if (n.has(s)) one(s, stateInfo(s).label, n.get(s)!);
+  };
+
+  /** Rows whose summary is unchanged stay as they are; changed ones are replaced, keeping their notices and focus. */
+  const sync = (list: HTMLElement, entries: Entry[]) => {
+    const old = new Map<string, HTMLElement>();
+    for (const li of list.children as HTMLCollectionOf<HTMLElement>) old.set(li.dataset.key!, li);
+    let at: Element | null = list.firstElementChild;
+    for (const e of entries) {
+      const key = entryKey(e);
+      const json = JSON.stringify(e.kind === 'template' ? e.t : e.r);
+      const prev = old.get(key);
+      old.delete(key);
+      if (prev && prev.dataset.json === json) {
+        if (prev !== at) list.insertBefore(prev, at);
+        at = prev.nextElementSibling;
+        continue;
+      }
+      const next = row(e, hooks);
+      list.insertBefore(next, at);
+      if (prev) {
+        carryOver(prev, next);
+        prev.remove();
+      }
+      at = next.nextElementSibling;
+    }
+    for (const gone of old.values()) gone.remove();
+  };
+
+  const update = (t: TemplateSummary[], r: RoleSummary[]) => {
+    all = { templates: t, roles: r };
+    sync(tList, t.map((x) => ({ kind: 'template', t: x })));
+    sync(rList, r.map((x) => ({ kind: 'role', r: x })));
+    drawChips();
+    apply();
+  };
+
+  box.addEventListener('input', () => {
+    onFilter(box.value);
+    apply();
+  });
+  shown.set(el, { el, update });
+  update(templates, roles);
+  return el;
 }
 
-function templateRow(t: TemplateSummary): HTMLElement {
-  const { errors, warnings } = t;
-  const info = stateInfo(t.state);
-  return h(
-    'li',
-    {
-      class: `row state-${t.state}${t.valid ? '' : ' invalid'}`,
-      'data-name': t.name,
-      'data-state': t.state,
-      'data-search': [t.name, t.purpose, info.label, t.state, t.ticket ? 'ticket' : '', t.valid ? '' : 'invalid'].join('\u0000'),
-    },
-    h(
-      'div',
-      { class: 'row-main' },
-      h('a', { href: `#/templates/${t.name}`, class: 'name', 'aria-label': rowLabel('template', t.name, t.state) }, t.name),
-      badge(t.state),
-      t.ticket ? h('span', { class: 'tag ticket', title: 'closes its ticket; one previewed run per ticket' }, 'ticket') : null,
-      t.writes ? h('span', { class: 'tag' }, 'writes') : null,
-      t.valid ? null : h('span', { class: 'tag invalid' }, `invalid: ${errors} error${errors === 1 ? '' : 's'}`),
-      warnings ? h('span', { class: 'tag warning' }, `${warnings} warning${warnings === 1 ? '' : 's'}`) : null,
-      t.edited_outside ? h('span', { class: 'tag outside' }, 'edited outside the service') : null,
-    ),
-    h('p', { class: 'purpose' }, t.purpose || '(no purpose)'),
-    info.sentence === info.label ? null : h('p', { class: 'sentence' }, info.sentence),
-  );
-}
-
-function roleRow(r: RoleSummary): HTMLElement {
-  const info = stateInfo(r.state);
-  return h(
-    'li',
-    {
-      class: `row state-${r.state}${r.valid ? '' : ' invalid'}`,
-      'data-name': r.name,
-      'data-state': r.state,
-      'data-search': [r.name, info.label, r.state, 'role', r.valid ? '' : 'invalid'].join('\u0000'),
-    },
-    h(
-      'div',
-      { class: 'row-main' },
-      h('a', { href: `#/roles/${r.name}`, class: 'name', 'aria-label': rowLabel('role', r.name, r.state) }, r.name),
-      badge(r.state),
-      r.has_kit ? h('span', { class: 'tag' }, 'kit') : null,
-      r.valid ? null : h('span', { class: 'tag invalid' }, 'invalid'),
-      r.edited_outside ? h('span', { class: 'tag outside' }, 'edited outside the service') : null,
-    ),
-    info.sentence === info.label ? null : h('p', { class: 'sentence' }, info.sentence),
-  );
+/** A row redrawn because its entry changed: what was said or asked in it, and the focus, move to the new row. */
+function carryOver(prev: HTMLElement, next: HTMLElement): void {
+  const active = document.activeElement;
+  const had = active instanceof HTMLElement && prev.contains(active) ? active : null;
+  const notices = prev.querySelector('.row-notices');
+  const said = prev.querySelector('.said');
+  if (notices?.firstChild) next.querySelector('.row-notices')?.replaceWith(notices);
+  if (said) next.querySelector('.row-main')?.after(said);
+  if (!had) return;
+  if (had.isConnected && next.contains(had)) {
+    had.focus();
+    return;
+  }
+  const kind = had.dataset.focus;
+  (kind ? next.querySelector<HTMLElement>(`[data-focus="${kind}"]`) : next.querySelector<HTMLElement>('.name'))?.focus();
 }

@@ -1,6 +1,6 @@
 import { ApiError, call } from './api.js';
 import { clear, h } from './dom.js';
-import { libraryView } from './list.js';
+import { libraryView, refreshLibrary } from './list.js';
 import { newTemplateView } from './new-template.js';
 import { proposalHint, proposalsView, refreshProposalCount } from './proposals.js';
 import { startLive } from './live.js';
@@ -120,23 +120,11 @@ void route();
  */
 let relist: ReturnType<typeof setTimeout> | null = null;
 async function redrawList(): Promise<void> {
-  const ticket = current;
-  const old = main.querySelector('.library');
-  if (!old || parseRoute(location.hash).view !== 'library') return;
+  const open = main.querySelector('.library');
+  if (!open || parseRoute(location.hash).view !== 'library') return;
   try {
-    const [t, roles] = await Promise.all([templates(), call<RoleList>('GET', '/roles')]);
-    if (current !== ticket || !old.isConnected) return;
-    const focused = document.activeElement?.id === 'filter' ? (document.activeElement as HTMLInputElement) : null;
-    const caret = focused?.selectionStart ?? null;
-    const view = libraryView(t, roles.body.roles, filter, (f) => {
-      filter = f;
-    });
-    old.replaceWith(view);
-    if (focused) {
-      const box = view.querySelector<HTMLInputElement>('#filter');
-      box?.focus();
-      if (box && caret !== null) box.setSelectionRange(caret, caret);
-    }
+    // only the rows that changed are drawn again, so the filter, its caret and the focus stay (list.ts)
+    await refreshLibrary(open);
   } catch {
     // a hint missed: the next event or a reload shows it
   }
