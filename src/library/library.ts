@@ -7,6 +7,8 @@ import { EntryCache } from './entry-cache.js';
 import { EventBus } from './events.js';
 import { announceWrites } from './events-announce.js';
 import { disabledHistory } from './history/disabled.js';
+import { RecordingQueue, recordWrites } from './history/hook.js';
+import { type HistoryOptions, openHistory, type Opened } from './history/open.js';
 import { type FaultHook, type FsContext, type OddFile, rootUnwritable } from './fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './read-only.js';
 import { recoverRoot } from './recovery.js';
@@ -16,7 +18,6 @@ import { roleDelete } from './role-delete.js';
 import { roleOps } from './role-ops.js';
 import { templateOps } from './template-ops.js';
 import type { Library } from './types.js';
-import { KeyedQueue } from './queue.js';
 import { ValidationMemo } from './validation-memo.js';
 
 export interface LibraryOptions {
@@ -34,6 +35,8 @@ export interface LibraryOptions {
   faults?: FaultHook;
   /** The template validator. Default: validateTemplate (src/template/validate.ts); tests may pass a stand-in. */
   validate?: typeof validateTemplate;
+  /** History (docs/history.md): the author, the git binary, a fault hook. Default: DESK_AUTHOR's default, `git` on PATH. */
+  history?: HistoryOptions;
 }
 
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
@@ -66,6 +69,8 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
   let lock: Awaited<ReturnType<typeof acquireRootLock>> | null = null;
   /** the errno when the root is read-only for this process (fs-safe.ts rootUnwritable) */
   let unwritable: string | null = null;
+  /** history, when the root is ours to write */
+  let opened: Opened | null = null;
   if (options.root !== null) {
     await mkdir(options.root, { recursive: true });
     // the operator chose this folder, links and all; below it, nothing is followed
@@ -84,6 +89,12 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
         await lock.release();
         throw e;
       }
+      // after recovery: the files are whole again, so what they hold can be committed
+      opened = await openHistory(fs, lock.holder, logger, options.history).catch((e: unknown) => {
+        const why = `history is off: ${(e as Error).message}`;
+        logger.error({ err: (e as Error).message, history: false }, why);
+        return { history: disabledHistory(why), hooks: null, close: async () => {} };
+      });
     }
   }
   const ctx: LibraryContext = {
@@ -96,7 +107,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     last: null,
     logger,
   };
-  const queue = new KeyedQueue();
+  const queue = new RecordingQueue(opened?.hooks ?? null);
   let closed = false;
   const guard: WriteGuard = {
     queue,
@@ -111,11 +122,12 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
   return {
     root: fs?.root ?? null,
     events,
-    history: disabledHistory('not yet wired'),
-    ...announceWrites({ ...templateOps(ctx, guard), ...roleOps(ctx, guard), ...roleDelete(ctx, guard) }, events),
+    history: opened?.history ?? disabledHistory(fs === null ? 'the library has no root' : 'the library root is read-only'),
+    ...announceWrites(recordWrites({ ...templateOps(ctx, guard), ...roleOps(ctx, guard), ...roleDelete(ctx, guard) }), events),
     async close() {
       closed = true;
       await queue.idle();
+      await opened?.close();
       await lock?.release();
     },
   };

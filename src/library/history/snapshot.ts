@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { isRoleName, isTemplateName } from '../../template/names.js';
+import { type FsContext, dirSync, readCap, readNoFollowSync, ROLE_FILE_CAP } from '../fs-safe.js';
+
+/**
+ * What history records of a name, read from disk synchronously (a few small
+ * files: microseconds) so a write's bytes are taken inside its queue slot,
+ * before the next write of the name can start. A snapshot maps root-relative
+ * paths to their bytes, or null when the file is absent; a path that is odd
+ * (a link, a FIFO, a folder, over its cap) is left out: history leaves it as
+ * it was committed, as the library leaves such files alone.
+ *
+ * Tracked per name:
+ * - template `n`: `templates/n.yaml`, `templates/.n.shipped`, and the kept
+ *   base `templates/.shipped-base/<sha256>.yaml` its marker names;
+ * - role `n`: `roles/n/role.md`, `roles/n/kit.json`, `roles/n/.shipped`;
+ * - and, belonging to no name, the proposal records `proposals/<id>.json`.
+ */
+export type Snapshot = Map<string, Buffer | null>;
+
+export type ObjectFormat = 'sha1' | 'sha256';
+
+/** The id git gives these bytes as a blob, computed here so unchanged files cost no git process. */
+export function blobId(bytes: Buffer, format: ObjectFormat): string {
+  return createHash(format).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+/** A history key: the library's queue keys, `template:<name>` and `role:<name>`. */
+export type NameKey = `template:${string}` | `role:${string}`;
+
+/** The files a name's write or hand edit may change. */
+export function pathsOf(key: NameKey): string[] {
+  const [kind, name] = key.split(':') as ['template' | 'role', string];
+  if (kind === 'template') return [`templates/${name}.yaml`, `templates/.${name}.shipped`];
+  return [`roles/${name}/role.md`, `roles/${name}/kit.json`, `roles/${name}/.shipped`];
+}
+
+/** The name a tracked path belongs to, or null (kept bases belong to no one name). */
+export function keyOf(path: string): NameKey | null {
+  let m = /^templates\/([^/]+)\.yaml$/.exec(path) ?? /^templates\/\.([^/]+)\.shipped$/.exec(path);
+  if (m && isTemplateName(m[1]!)) return `template:${m[1]}`;
+  m = /^roles\/([^/]+)\/(?:role\.md|kit\.json|\.shipped)$/.exec(path);
+  if (m && isRoleName(m[1]!)) return `role:${m[1]}`;
+  return null;
+}
+
+const BASE = /^[0-9a-f]{64}$/;
+
+/** Reads `paths` (root-relative) into a snapshot; a folder on the way that is a link or not a folder leaves its paths out. */
+export function readPaths(fs: FsContext, paths: readonly string[]): Snapshot {
+  const out: Snapshot = new Map();
+  for (const p of paths) {
+    const segs = p.split('/');
+    const d = segs.length === 1 ? ({ kind: 'dir', dir: fs.root } as const) : dirSync(fs, segs.slice(0, -1));
+    if (d.kind === 'refused') continue;
+    if (d.kind === 'missing') {
+      out.set(p, null);
+      continue;
+    }
+    const file = `${d.dir}/${segs.at(-1)}`;
+    // a proposal record may be as large as the request that made it
+    const r = readNoFollowSync(file, p.startsWith('proposals/') ? ROLE_FILE_CAP : readCap(file));
+    if (r.kind === 'file') out.set(p, r.bytes);
+    else if (r.kind === 'missing') out.set(p, null);
+  }
+  return out;
+}
+
+/** A name's files now, with the kept base its template marker names (added when present, never removed: bases are shared). */
+export function readName(fs: FsContext, key: NameKey): Snapshot {
+  const snap = readPaths(fs, pathsOf(key));
+  if (key.startsWith('template:')) {
+    const marker = snap.get(pathsOf(key)[1]!);
+    const base = marker?.toString('utf8').split('\n')[0] ?? '';
+    if (BASE.test(base)) {
+      const b = readPaths(fs, [`templates/.shipped-base/${base}.yaml`]);
+      for (const [p, bytes] of b) if (bytes) snap.set(p, bytes);
+    }
+  }
+  return snap;
+}
+
+const names = (fs: FsContext, segs: string[]): string[] => {
+  const d = dirSync(fs, segs);
+  if (d.kind !== 'dir') return [];
+  try {
+    return readdirSync(d.dir);
+  } catch {
+    return [];
+  }
+};
+
+/** Every tracked file on disk, for the start's comparison with the last commit. */
+export function readAll(fs: FsContext): Snapshot {
+  const paths: string[] = [];
+  for (const f of names(fs, ['templates'])) {
+    const m = /^\.?(.+?)\.(yaml|shipped)$/.exec(f);
+    if (m && isTemplateName(m[1]!) && (f === `${m[1]}.yaml` || f === `.${m[1]}.shipped`)) paths.push(`templates/${f}`);
+  }
+  for (const f of names(fs, ['templates', '.shipped-base'])) {
+    if (/^[0-9a-f]{64}\.yaml$/.test(f)) paths.push(`templates/.shipped-base/${f}`);
+  }
+  for (const f of names(fs, ['proposals'])) {
+    if (/^[0-9a-z-]{1,100}\.json$/.test(f)) paths.push(`proposals/${f}`);
+  }
+  for (const r of names(fs, ['roles'])) {
+    if (isRoleName(r)) paths.push(...pathsOf(`role:${r}`));
+  }
+  const snap = readPaths(fs, paths);
+  for (const [p, b] of snap) if (b === null) snap.delete(p);
+  return snap;
+}

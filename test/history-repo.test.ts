@@ -1,0 +1,42 @@
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Library } from '../src/library/types.js';
+import { fixture, tpl } from './library-helpers.js';
+
+const git = (root: string, ...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', env: { ...process.env, GIT_DIR: join(root, '.git') } });
+
+let open: Library[] = [];
+afterEach(async () => {
+  for (const l of open) await l.close();
+  open = [];
+});
+
+describe('the library root is a git repository', () => {
+  it('is made on first start, with a .gitignore and a first commit', async () => {
+    const f = await fixture();
+    const lib = await f.open();
+    open.push(lib);
+    expect(lib.history.enabled).toBe(true);
+    await lib.history.settle();
+    const ignore = await readFile(join(f.root, '.gitignore'), 'utf8');
+    expect(ignore).toContain('.tmp-*');
+    expect(ignore).toContain('*.intent');
+    expect(ignore).toContain('/.desk-library.lock');
+    expect(git(f.root, 'log', '--format=%s')).toBe('found on disk: the library at its first start\n');
+    expect(git(f.root, 'ls-files')).toBe('.gitignore\n');
+  });
+
+  it('commits a save with its message, author and Who trailer', async () => {
+    const f = await fixture();
+    const lib = await f.open();
+    open.push(lib);
+    await lib.saveTemplate('alpha', tpl('alpha', 'mine'), { who: '10.0.0.7' });
+    await lib.history.settle();
+    const [head] = await lib.history.log('templates/alpha.yaml', { limit: 5 });
+    expect(head).toMatchObject({ message: 'save alpha (edited)', author: 'desk <desk@localhost>', who: '10.0.0.7' });
+    expect(await lib.history.show('templates/alpha.yaml', head!.commit)).toBe(tpl('alpha', 'mine'));
+    expect(git(f.root, 'status', '--porcelain')).toBe('');
+  });
+});
