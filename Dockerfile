@@ -15,6 +15,11 @@ ENV NODE_ENV=production \
     PORT=8787 \
     DESK_LIBRARY_ROOT=/library
 WORKDIR /app
+# git keeps the library's history (docs/history.md); without it the service
+# starts and says so, but keeps none
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git \
+ && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

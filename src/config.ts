@@ -31,6 +31,7 @@ export interface Config {
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_ROOT_DIR = '.desk-library';
+export const DEFAULT_AUTHOR = 'desk <desk@localhost>';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
