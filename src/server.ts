@@ -105,7 +105,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   log.info({ library_root: config.libraryRoot }, 'opening the library');
   try {
     app = await buildApp({
-      libraryOptions: { root: config.libraryRoot },
+      libraryOptions: { root: config.libraryRoot, history: { author: config.author } },
       loggerInstance: log,
       host: config.host,
       port: config.port,
