@@ -1,0 +1,160 @@
+/**
+ * The diff tab as a merge view, a rebase whose conflicts are settled by
+ * choice, and the header diff as lists (src/web/merge-*.ts). Shipped files are
+ * read once at start, so a rebase test copies the harness, saves a copy,
+ * changes the shipped file and starts the service again, as
+ * shipped-changes.test.ts does.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { harnessDir } from '../../src/paths.js';
+import { browserMissing, buildWeb, launch, type Served, serve } from './harness.js';
+
+const missing = browserMissing();
+
+const SHIPPED_PURPOSE = /^ {2}purpose: .*$/m;
+const MY_PURPOSE = '  purpose: My own short purpose for quick fixes';
+const NEW_PURPOSE = '  purpose: The shipped purpose, reworded in a later release';
+const OLD_GATE = 'prompt: Approve to land this fix, or reject it with a note for the worker.';
+const MY_GATE = 'prompt: Approve it, or say why not.';
+const NEW_GATE = 'prompt: Approve to land this fix, or reject it with a note saying what to change.';
+
+describe.skipIf(missing !== null)('settings page: merge views and rebase choices (e2e)', () => {
+  let browser: Browser;
+  let page: Page;
+  let served: Served | undefined;
+  let dir: string | undefined;
+
+  beforeAll(async () => {
+    buildWeb();
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async () => {
+    await page?.close();
+    await served?.close();
+    served = undefined;
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  async function put(name: string, source: string): Promise<void> {
+    const r = await fetch(`${served!.base}/api/desk/templates/${name}`, {
+      method: 'PUT',
+      headers: { origin: served!.base, 'content-type': 'application/json' },
+      body: JSON.stringify({ source }),
+    });
+    expect(r.status).toBe(200);
+  }
+
+  async function open(hash: string): Promise<void> {
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${served!.base}/${hash}`);
+  }
+
+  /** A copy of quick-fix saved with `mine`, then the shipped file changed to `next` and the service started again. */
+  async function shippedMovedUnder(mine: (shipped: string) => string, next: (shipped: string) => string) {
+    dir = mkdtempSync(join(tmpdir(), 'desk-e2e-merge-'));
+    const harness = join(dir, 'harness');
+    const root = join(dir, 'library');
+    cpSync(harnessDir, harness, { recursive: true });
+    served = await serve({ root, harnessDir: harness });
+    const shipped = readFileSync(join(harness, 'templates', 'quick-fix.yaml'), 'utf8');
+    const copy = mine(shipped);
+    await put('quick-fix', copy);
+    await served.close();
+    const moved = next(shipped);
+    writeFileSync(join(harness, 'templates', 'quick-fix.yaml'), moved);
+    served = await serve({ root, harnessDir: harness });
+    return { root, shipped, copy, moved };
+  }
+
+  it('shows the diff against shipped as a side-by-side merge view, unified on a narrow screen', async () => {
+    served = await serve();
+    const shipped = readFileSync(join(harnessDir, 'templates', 'quick-fix.yaml'), 'utf8');
+    await put('quick-fix', shipped.replace(OLD_GATE, MY_GATE));
+    await open('#/templates/quick-fix/diff');
+    const view = page.locator('#panel-diff .merge-compare');
+    await view.locator('.cm-mergeView').waitFor();
+    expect(await view.getAttribute('data-mode')).toBe('side');
+    // the changed line is marked on each side, and neither side can be typed into
+    await view.locator('.cm-merge-a .cm-changedLine', { hasText: 'note for the worker' }).first().waitFor();
+    await view.locator('.cm-merge-b .cm-changedLine', { hasText: 'say why not' }).first().waitFor();
+    expect(await view.locator('.cm-content[aria-readonly="true"]').count()).toBe(2);
+    // the graph diff is still shown
+    expect(await page.locator('#panel-diff .graph-diff').count()).toBe(1);
+
+    await page.setViewportSize({ width: 600, height: 900 });
+    await expect.poll(() => view.getAttribute('data-mode')).toBe('unified');
+    await view.locator('.cm-deletedChunk', { hasText: 'note for the worker' }).waitFor();
+    expect(await view.locator('.cm-mergeView').count()).toBe(0);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expect.poll(() => view.getAttribute('data-mode')).toBe('side');
+  });
+
+  it('settles a rebase conflict by choice: keep mine for one, take shipped for the other; saved bytes are the merge', async () => {
+    const { root, moved } = await shippedMovedUnder(
+      (s) => s.replace(SHIPPED_PURPOSE, MY_PURPOSE).replace(OLD_GATE, MY_GATE),
+      (s) => s.replace(SHIPPED_PURPOSE, NEW_PURPOSE).replace(OLD_GATE, NEW_GATE),
+    );
+    await open('#/templates/quick-fix');
+    await page.getByRole('button', { name: 'Preview rebase' }).click();
+    const preview = page.getByRole('region', { name: 'Rebase preview' });
+    await preview.waitFor();
+    expect(await preview.getAttribute('data-conflicts')).toBe('2');
+    const use = preview.getByRole('button', { name: 'Use this' });
+    await expect.poll(() => preview.getAttribute('data-status')).toBe('choose');
+    expect(await use.isDisabled()).toBe(true);
+
+    const first = preview.getByRole('group', { name: 'Conflict 1 of 2' });
+    const second = preview.getByRole('group', { name: 'Conflict 2 of 2' });
+    expect(await first.locator('.merge-side.mine pre').textContent()).toBe(`${MY_PURPOSE}\n`);
+    expect(await first.locator('.merge-side.shipped pre').textContent()).toBe(`${NEW_PURPOSE}\n`);
+
+    // edit both keeps both purpose lines: a duplicate key, so the result is checked and refused
+    await first.getByRole('radio', { name: 'Edit both' }).check();
+    await second.getByRole('radio', { name: 'Take shipped' }).check();
+    await expect.poll(() => preview.getAttribute('data-status')).toBe('invalid');
+    expect(await use.isDisabled()).toBe(true);
+    expect(await first.getByRole('textbox', { name: 'Your lines for conflict 1' }).count()).toBe(1);
+
+    await first.getByRole('radio', { name: 'Keep mine' }).check();
+    await expect.poll(() => preview.getAttribute('data-status')).toBe('valid');
+    expect(await use.isDisabled()).toBe(false);
+    await use.click();
+    await expect.poll(() => preview.count()).toBe(0);
+
+    // in the editor, unsaved: nothing on disk changed until Save
+    const expected = moved.replace(NEW_PURPOSE, MY_PURPOSE);
+    expect(readFileSync(join(root, 'templates', 'quick-fix.yaml'), 'utf8')).not.toBe(expected);
+    const save = page.getByRole('button', { name: 'Save', exact: true });
+    await expect.poll(() => save.isEnabled()).toBe(true);
+    await save.click();
+    await page.locator('.page-head h2 .badge[data-state="edited"]').waitFor();
+    const onDisk = readFileSync(join(root, 'templates', 'quick-fix.yaml'), 'utf8');
+    expect(onDisk).toBe(expected);
+    expect(onDisk).not.toContain('<<<<<<<');
+  });
+
+  it('lists an added input in the header diff, not a JSON blob', async () => {
+    served = await serve();
+    const shipped = readFileSync(join(harnessDir, 'templates', 'quick-fix.yaml'), 'utf8');
+    const extra = '    - name: branch\n      required: false\n      type: string\n      description: the branch to fix on\n';
+    await put('quick-fix', shipped.replace('  roles:\n', `${extra}  roles:\n`));
+    await open('#/templates/quick-fix/diff');
+    const inputs = page.locator('#panel-diff .graph-diff .gd-field[data-field="inputs"]');
+    await inputs.waitFor();
+    const added = inputs.locator('li[data-change="added"][data-key="branch"]');
+    expect(await added.count()).toBe(1);
+    expect(await added.textContent()).toContain('type: string');
+    // the unchanged input is not listed, and nothing is shown as raw JSON
+    expect(await inputs.locator('li[data-key="tickets"]').count()).toBe(0);
+    expect(await inputs.textContent()).not.toContain('[{');
+  });
+});
