@@ -8,12 +8,18 @@
  * every file parses and is one of the versions sent, every marker matches
  * its copy, the states follow docs/api.md's table, nothing is edited_outside, no
  * temp or intent file is left, and a write that was answered 2xx survived.
+ * History too (docs/history.md): once the restarted server's commits have
+ * landed, every save answered 2xx is in a commit of its name, every version
+ * of a template any commit holds is one of the texts sent (never a torn or
+ * mixed file), HEAD holds what is on disk, and `git fsck` is clean.
  *
  * The plan comes from a seeded PRNG (a fresh seed for the full proof, a
  * fixed one for the short version); a failure prints the seed, and
  * PROOF_SEED=<seed> replays the same plan (the kill instants still race the
  * OS, so a replay is close, not exact).
  */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,6 +125,62 @@ async function seedUpgrade(rnd: () => number): Promise<void> {
   await lib.close();
 }
 
+/** git in the test's root, with no user config, as the service runs it */
+function git(...args: string[]): { code: number; out: string } {
+  try {
+    const out = execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', GIT_DIR: join(root, '.git'), GIT_WORK_TREE: root, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    return { code: 0, out };
+  } catch (e) {
+    return { code: (e as { status?: number }).status ?? 1, out: String((e as { stdout?: string }).stdout ?? '') };
+  }
+}
+const blobOf = (text: string) => createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0`).update(text).digest('hex');
+
+/** Waits until HEAD holds each name's bytes on disk (the start queues its commits; they land in the background). */
+async function historyCaughtUp(): Promise<void> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    let behind: string | null = null;
+    for (const name of NAMES) {
+      const disk = await copyOf(name);
+      const head = git('rev-parse', '-q', '--verify', `HEAD:templates/${name}.yaml`);
+      const committed = head.code === 0 ? head.out.trim() : null;
+      if (committed !== (disk === null ? null : blobOf(disk))) behind = name;
+    }
+    if (behind === null) return;
+    if (Date.now() > until) expect.fail(`history: HEAD does not hold ${behind} as on disk 20 s after the start`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Every blob a name's template path has held in any commit. */
+function committedBlobs(name: Name): Set<string> {
+  const raw = git('log', '--raw', '--no-abbrev', '--format=', '--', `templates/${name}.yaml`).out;
+  const ids = new Set<string>();
+  for (const line of raw.split('\n')) {
+    const m = /^:\d+ \d+ [0-9a-f]+ ([0-9a-f]+) [AMT]/.exec(line);
+    if (m) ids.add(m[1]!);
+  }
+  return ids;
+}
+
+/** History after a restart: answered saves committed, no commit holds a text never sent, the repository sound. */
+async function checkHistory(answers: Answer[]): Promise<void> {
+  await historyCaughtUp();
+  for (const name of NAMES) {
+    const held = committedBlobs(name);
+    const sent = new Set([...versions.get(name)!].map(blobOf));
+    for (const id of held) expect(sent.has(id), `${name}: commit holds blob ${id}, a text never sent (torn?)`).toBe(true);
+    for (const a of answers) {
+      if (a.op.name === name && a.op.label.startsWith('save') && a.status !== null && a.status < 300) {
+        expect(held.has(blobOf(a.op.text!)), `${name}: answered ${a.op.label} is in a commit`).toBe(true);
+      }
+    }
+  }
+  const fsck = git('fsck', '--no-progress', '--no-dangling');
+  expect(fsck.code, `git fsck: ${fsck.out}`).toBe(0);
+}
+
 /** The outcome of a write on a name's bytes: the sha256 of the copy, or 'absent'. */
 type Outcome = string;
 const outcomeOf = (bytes: string | null): Outcome => (bytes === null ? 'absent' : sha256(bytes));
@@ -128,6 +190,8 @@ interface Op {
   name: Name;
   /** the bytes this op leaves when it lands; undefined for acknowledge, which keeps them */
   outcome?: Outcome;
+  /** a save's text */
+  text?: string;
   run: (base: string) => Promise<{ status: number }>;
 }
 
@@ -141,7 +205,7 @@ function planBurst(rnd: () => number, etags: Map<Name, string | null>): Op[] {
     const ifMatch: Record<string, string> = rnd() < 0.25 && etag ? { 'if-match': etag } : {};
     if (r < 0.6) {
       const v = pick(rnd, [...versions.get(name)!]);
-      ops.push({ label: `save ${name}${ifMatch['if-match'] ? ' if-match' : ''}`, name, outcome: outcomeOf(v), run: (b) => call(b, 'PUT', `/templates/${name}`, { source: v }, ifMatch) });
+      ops.push({ label: `save ${name}${ifMatch['if-match'] ? ' if-match' : ''}`, name, outcome: outcomeOf(v), text: v, run: (b) => call(b, 'PUT', `/templates/${name}`, { source: v }, ifMatch) });
     } else if (name === CUSTOM) {
       ops.push({ label: `delete ${name}`, name, outcome: 'absent', run: (b) => call(b, 'DELETE', `/templates/${name}`, undefined, ifMatch) });
     } else if (r < 0.8) {
@@ -240,6 +304,7 @@ test(`${ROUNDS} SIGKILLs at random instants mid-burst; every restart tells the t
       if (/finished writes interrupted/.test(s.stdout())) stats.recovered++;
       const now = await checkTruth(s);
       if (round > 0) checkDurable(before, now, answers);
+      await checkHistory(round > 0 ? answers : []);
 
       if (round % SEED_EVERY === SEED_ROUND) {
         s.child.kill('SIGTERM');
@@ -277,6 +342,7 @@ test(`${ROUNDS} SIGKILLs at random instants mid-burst; every restart tells the t
     current = last;
     if (/finished writes interrupted/.test(last.stdout())) stats.recovered++;
     checkDurable(before, await checkTruth(last), answers);
+    await checkHistory(answers);
     last.child.kill('SIGTERM');
     expect(await last.exited).toBe(0);
   } catch (e) {

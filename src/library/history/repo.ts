@@ -21,12 +21,14 @@ export const IGNORE_BLOCK = `# desk-library: the service's own bookkeeping, neve
 /** Writes `.gitignore`, or adds the block to one the operator has; true when it changed. */
 export async function ensureIgnore(root: string): Promise<boolean> {
   const path = join(root, '.gitignore');
+  // one fixed temp name: we hold the root lock, and what a kill mid-write left is removed here
+  const tmp = join(root, '.tmp-gitignore');
+  await unlink(tmp).catch(() => {});
   const st = await lstat(path).catch(() => null);
   if (st && !st.isFile()) return false; // a link or folder placed by hand: left alone
   const have = st ? await readFile(path, 'utf8') : '';
   if (have.includes(IGNORE_BLOCK)) return false;
   const text = have === '' ? IGNORE_BLOCK : `${have.replace(/\n?$/, '\n')}\n${IGNORE_BLOCK}`;
-  const tmp = join(root, `.tmp-gitignore-${process.pid}`);
   await writeFile(tmp, text, { flush: true });
   await rename(tmp, path);
   return true;
