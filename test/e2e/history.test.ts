@@ -1,0 +1,83 @@
+/**
+ * The History panel in a real browser: two saves through the API show as
+ * versions on the template's History tab; Diff shows the text and graph
+ * diff; Restore asks first (Cancel has the focus) and then the bytes on disk
+ * are the first save's. The role page's History restores the same way.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserMissing, type Served, usePage } from './harness.js';
+
+const missing = browserMissing();
+if (missing) console.warn(missing);
+
+describe.skipIf(missing !== null)('history panel (e2e)', () => {
+  let served: Served;
+  let page: Page;
+  usePage((s, p) => {
+    served = s;
+    page = p;
+  });
+
+  const api = (path: string, method: string, body: unknown) =>
+    fetch(`${served.base}/api/desk${path}`, { method, headers: { origin: served.base, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('lists two saves, diffs one, and restores the first: the bytes on disk are its bytes', async () => {
+    const shipped = await (await fetch(`${served.base}/api/desk/templates/quick-fix`)).json();
+    const first = shipped.source.replace(/^ {2}purpose: .*$/m, '  purpose: The first purpose');
+    const second = shipped.source.replace(/^ {2}purpose: .*$/m, '  purpose: The second purpose');
+    expect((await api('/templates/quick-fix', 'PUT', { source: first })).status).toBe(200);
+    expect((await api('/templates/quick-fix', 'PUT', { source: second })).status).toBe(200);
+
+    await page.goto(`${served.base}/#/templates/quick-fix/history`);
+    const list = page.getByRole('list', { name: 'Versions of quick-fix' });
+    await expect.poll(() => list.locator('.history-item').count()).toBe(2);
+    const [newest, oldest] = [list.locator('.history-item').nth(0), list.locator('.history-item').nth(1)];
+    expect(await newest.locator('.history-message').textContent()).toMatch(/^save quick-fix/);
+    expect(await newest.locator('.tag.current').count()).toBe(1);
+    // the current version has nothing to restore
+    expect(await newest.getByRole('button', { name: /^Restore/ }).count()).toBe(0);
+
+    await oldest.getByRole('button', { name: /^Diff/ }).click();
+    // the page's diff view draws it (text and graph); the version's line is in it
+    await expect.poll(() => page.locator('.history-diff').textContent()).toContain('The first purpose');
+
+    await oldest.getByRole('button', { name: /^Restore/ }).click();
+    const confirm = page.getByRole('group', { name: 'Confirm restore' });
+    await confirm.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => confirm.count()).toBe(0);
+    expect(readFileSync(join(served.root, 'templates', 'quick-fix.yaml'), 'utf8')).toBe(second);
+
+    await oldest.getByRole('button', { name: /^Restore/ }).click();
+    await confirm.getByRole('button', { name: 'Yes, restore' }).click();
+    await expect.poll(() => list.locator('.history-item').count()).toBe(3);
+    expect(await list.locator('.history-item').first().locator('.history-message').textContent()).toMatch(/^restore quick-fix to [0-9a-f]{7}$/);
+    expect(readFileSync(join(served.root, 'templates', 'quick-fix.yaml'), 'utf8')).toBe(first);
+    expect(await list.locator('.history-item').first().locator('.tag.current').count()).toBe(1);
+    // axe-core on the panel (usePage's tab has no context of its own, which AxeBuilder needs)
+    // evaluated, not a script tag: the page's CSP (script-src 'self') refuses inline scripts
+    await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+    const violations = await page.evaluate(async () => {
+      const r = await (window as unknown as { axe: { run: (s: string) => Promise<{ violations: { id: string }[] }> } }).axe.run('#panel-history');
+      return r.violations.map((v) => v.id);
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('a role page lists its versions and restores one', async () => {
+    expect((await api('/role', 'POST', { name: 'reviewer', role_md: '# Reviewer\n\nFirst words.\n' })).status).toBe(200);
+    expect((await api('/role', 'POST', { name: 'reviewer', role_md: '# Reviewer\n\nSecond words.\n' })).status).toBe(200);
+    await page.goto(`${served.base}/#/roles/reviewer`);
+    const list = page.getByRole('list', { name: 'Versions of reviewer' });
+    await expect.poll(() => list.locator('.history-item').count()).toBe(2);
+    await list.locator('.history-item').nth(1).getByRole('button', { name: /^Restore/ }).click();
+    await page.getByRole('group', { name: 'Confirm restore' }).getByRole('button', { name: 'Yes, restore' }).click();
+    await expect.poll(() => page.getByRole('list', { name: 'Versions of reviewer' }).locator('.history-item').count()).toBe(3);
+    expect(readFileSync(join(served.root, 'roles', 'reviewer', 'role.md'), 'utf8')).toBe('# Reviewer\n\nFirst words.\n');
+  });
+});
