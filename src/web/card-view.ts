@@ -78,6 +78,8 @@ export function cardView(card: Card, opts: { draft: boolean; goToLine?: (line: n
           'section',
           { class: 'card-diff', 'aria-label': `What changed against ${card.diff.against.name}` },
           h('h3', {}, `Against ${card.diff.against.name} (${card.diff.against.kind})`),
+          // the graph diff's sections are h5, as under the diff tab's h4: headings go down one level at a time
+          h('h4', {}, 'As a graph'),
           graphDiffView(card.diff.graph),
         )
       : null,

@@ -1,0 +1,126 @@
+/**
+ * axe-core (through @axe-core/playwright) on every view of the settings page:
+ * the library (with a row menu and a confirmation open), one template's
+ * source, card, diff and launch preview, a role, the proposals, and the New
+ * template form with a bad name. Each view must have zero violations of
+ * axe's default rules (WCAG A/AA and best practices, heading order among
+ * them). A failure lists each rule with the selectors it names.
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserMissing, type Served, usePage } from './harness.js';
+
+const missing = browserMissing();
+if (missing) console.warn(missing);
+
+/** rule id → the first few selectors it flags: short enough to read in a failure */
+async function violations(page: Page): Promise<Record<string, string[]>> {
+  // legacy mode runs axe in the page itself; the default opens a helper page, which needs a browser context the shared harness does not make (the page has no frames)
+  const result = await new AxeBuilder({ page }).setLegacyMode(true).analyze();
+  return Object.fromEntries(result.violations.map((v) => [`${v.id} (${v.impact})`, v.nodes.slice(0, 5).map((n) => n.target.join(' '))]));
+}
+
+describe.skipIf(missing !== null)('accessibility: axe on every view (e2e)', () => {
+  let served: Served;
+  let page: Page;
+  usePage((s, p) => {
+    served = s;
+    page = p;
+  });
+
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${served.base}/api/desk${path}`, {
+      method,
+      headers: { origin: served.base, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const source = async (name: string) => ((await (await api('GET', `/templates/${name}`)).json()) as { source: string }).source;
+
+  /** a library with more than one state, a hand edit, an invalid template and a custom one */
+  async function variedLibrary(): Promise<void> {
+    expect((await api('PUT', '/templates/quick-fix', { source: `${await source('quick-fix')}# edited\n` })).status).toBe(200);
+    expect((await api('PUT', '/templates/research', { source: await source('research') })).status).toBe(200);
+    const batch = await source('batch');
+    expect((await api('PUT', '/templates/batch', { source: batch })).status).toBe(200);
+    writeFileSync(join(served.root, 'templates', 'batch.yaml'), batch.replace('version: 1', '# tuned by hand\nversion: 1'));
+    writeFileSync(join(served.root, 'templates', 'broken.yaml'), 'template:\n  name: broken\n  purpose: half written\nversion: 1\nnodes: {}\n');
+  }
+
+  it('the library, with a row menu and a confirmation open', async () => {
+    await variedLibrary();
+    await page.goto(`${served.base}/#/`);
+    await page.getByRole('link', { name: 'template batch, edited, edited outside', exact: true }).waitFor();
+    expect(await violations(page)).toEqual({});
+
+    await page.getByRole('button', { name: 'Actions for template quick-fix', exact: true }).click();
+    await page.getByRole('button', { name: 'Reset to shipped' }).click();
+    await page.getByRole('group', { name: 'Confirm' }).waitFor();
+    expect(await violations(page)).toEqual({});
+
+    await page.getByRole('button', { name: /^same as shipped/ }).click();
+    await page.getByRole('searchbox', { name: 'Filter templates and roles' }).fill('nothing-matches');
+    await page.locator('.empty:not([hidden])').first().waitFor();
+    expect(await violations(page)).toEqual({});
+  });
+
+  it('a template: source, card, diff and launch preview', async () => {
+    await variedLibrary();
+    await page.goto(`${served.base}/#/templates/quick-fix`);
+    await page.getByRole('textbox', { name: 'Source of quick-fix' }).waitFor();
+    await page.locator('.problem-summary').waitFor();
+    expect(await violations(page), 'source').toEqual({});
+
+    await page.goto(`${served.base}/#/templates/quick-fix/card`);
+    await page.locator('svg.graph').first().waitFor();
+    expect(await violations(page), 'card').toEqual({});
+
+    await page.goto(`${served.base}/#/templates/quick-fix/diff`);
+    await page.locator('#panel-diff .diff-out').getByText('Loading…').waitFor({ state: 'detached' });
+    expect(await violations(page), 'diff').toEqual({});
+
+    await page.goto(`${served.base}/#/templates/quick-fix/launch`);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.locator('.launch-result').waitFor();
+    expect(await violations(page), 'launch preview').toEqual({});
+
+    await page.goto(`${served.base}/#/templates/broken`);
+    await page.locator('.page-head h2 .badge').waitFor();
+    await page.locator('.problem-summary').waitFor();
+    expect(await violations(page), 'an invalid template').toEqual({});
+  });
+
+  it('a role', async () => {
+    await page.goto(`${served.base}/#/roles/worker`);
+    await page.getByRole('textbox', { name: 'role.md of worker' }).waitFor();
+    expect(await violations(page)).toEqual({});
+  });
+
+  it('the proposals, one waiting and one decided', async () => {
+    const qf = await source('quick-fix');
+    const mine = (name: string) => qf.replace(/^ {2}name: quick-fix$/m, `  name: ${name}`).replace(/^ {2}base: .*$/m, '  base: quick-fix');
+    for (const name of ['my-fix', 'other-fix']) {
+      expect((await api('POST', '/proposals', { name, purpose: `${name} for the flaky test`, source: mine(name), from: 'conductor' })).status).toBe(201);
+    }
+    const list = (await (await api('GET', '/proposals?status=pending')).json()) as { proposals: { id: string; name: string }[] };
+    const other = list.proposals.find((p) => p.name === 'other-fix')!;
+    expect((await api('POST', `/proposals/${other.id}/dismiss`, { note: 'not now' })).status).toBe(200);
+
+    await page.goto(`${served.base}/#/proposals`);
+    await page.locator('article.proposal').first().waitFor();
+    expect(await violations(page)).toEqual({});
+  });
+
+  it('the New template form, also with a bad name answered', async () => {
+    await page.goto(`${served.base}/#/new`);
+    const name = page.getByRole('textbox', { name: 'Name' });
+    await name.waitFor();
+    expect(await violations(page)).toEqual({});
+    await name.fill('Bad Name');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#new-name-msg:not(:empty)').waitFor();
+    expect(await violations(page)).toEqual({});
+  });
+});
