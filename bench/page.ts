@@ -1,0 +1,373 @@
+/**
+ * The settings page's budgets (`npm run bench -- page`), measured in Debian's
+ * Chromium (CHROMIUM_PATH, default /usr/bin/chromium) through playwright-core:
+ *
+ * - the page's JavaScript, gzipped (what a browser downloads once: the files
+ *   are content-hashed and cached for a year);
+ * - first load of `/` with a cold browser cache until a library of 1,000
+ *   templates is listed, against the list request alone in the same load;
+ * - keystroke → problems shown, p95, for every shipped template and at the
+ *   128 KiB cap, against the keystroke → text shown of the same keys; and
+ *   while typing fast at the cap, the longest main-thread task (the
+ *   validator runs in a Worker, so typing never waits for it);
+ * - the validator's own time at the cap on the page's main thread: what every
+ *   keystroke would block for without the Worker (the reason it is one).
+ *
+ * The keystroke rows need the CodeMirror editor (`.cm-content` in the Source
+ * tab); without it they are skipped with a line saying so, and the
+ * validator's latency through checkSource is measured instead.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { type App, buildApp } from '../src/app.js';
+import { harnessDir, packageRoot } from '../src/paths.js';
+import { makeOperatorRoot, type OperatorRoot } from './operator-root.js';
+import { capTemplate } from './page-sources.js';
+import { type BenchRow, median, round } from './table.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const WEB = join(packageRoot, 'dist', 'web');
+const LOADS = 7;
+const KEYS = 40;
+const CAP_KEYS = 24;
+
+function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+/** The page's JavaScript: every .js dist/web holds (the page, its chunks, the validator worker). */
+function sizes(): BenchRow[] {
+  const js = readdirSync(WEB).filter((f) => f.endsWith('.js'));
+  const raw = js.map((f) => readFileSync(join(WEB, f)));
+  const total = (xs: Buffer[]) => xs.reduce((n, b) => n + b.length, 0);
+  const gz = total(raw.map((b) => gzipSync(b)));
+  const br = total(raw.map((b) => brotliCompressSync(b)));
+  const worker = js.findIndex((f) => f.startsWith('validator-worker-'));
+  const workerGz = worker >= 0 ? gzipSync(raw[worker]!).length : 0;
+  const kb = (n: number) => round(n / 1000);
+  return [
+    {
+      name: `the page's JavaScript, gzipped: ${js.length} files (worker ${kb(workerGz)} KB of it; brotli ${kb(br)} KB) ÷ minified`,
+      value: kb(gz),
+      unit: 'KB',
+      baseline: kb(total(raw)),
+      baselineName: 'minified',
+      ratio: round(gz / total(raw)),
+      goal: '≤ 350 KB',
+      ok: gz <= 350_000,
+    },
+  ];
+}
+
+async function serveLibrary(op: OperatorRoot): Promise<{ app: App; base: string }> {
+  const app = await buildApp({ libraryOptions: { root: op.root } });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = app.server.address();
+  if (!addr || typeof addr === 'string') throw new Error('no port');
+  const base = `http://127.0.0.1:${addr.port}`;
+  // a listed library: the service has read it once (the cold first list is the library group's figure)
+  const r = await fetch(`${base}/api/desk/templates`);
+  if (r.status !== 200) throw new Error(`list answered ${r.status}`);
+  await r.arrayBuffer();
+  return { app, base };
+}
+
+/** Marks the moment the list shows `n` template rows, and the list request's own time, in the page. */
+const LISTED = (n: number) => `
+  new MutationObserver((_, obs) => {
+    if (document.querySelectorAll('ul.rows[aria-label="Templates"] > li').length >= ${n}) {
+      window.__listed = performance.now();
+      obs.disconnect();
+    }
+  }).observe(document, { childList: true, subtree: true });`;
+
+async function firstLoad(browser: Browser, base: string, n: number): Promise<BenchRow[]> {
+  const loads: number[] = [];
+  const lists: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < LOADS; i++) {
+    // a new context: an empty cache, as a first visit
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.addInitScript(LISTED(n));
+    for (const into of [loads, warm]) {
+      if (into === warm) await page.reload();
+      else await page.goto(`${base}/`);
+      await page.waitForFunction(() => (globalThis as unknown as { __listed?: number }).__listed !== undefined, null, { timeout: 60_000 });
+      into.push(await page.evaluate(() => (globalThis as unknown as { __listed: number }).__listed));
+      if (into === loads) {
+        lists.push(
+          await page.evaluate(() => {
+            const e = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/api/desk/templates')) as unknown as { responseEnd: number; startTime: number } | undefined;
+            return e ? e.responseEnd - e.startTime : Number.NaN;
+          }),
+        );
+      }
+    }
+    await ctx.close();
+  }
+  const value = median(loads);
+  return [
+    {
+      name: `first load of / until ${n} templates are listed, cold browser cache (median of ${LOADS}; max ${round(Math.max(...loads))} ms; warm cache ${round(median(warm))} ms) ÷ its GET /api/desk/templates`,
+      value: round(value),
+      unit: 'ms',
+      baseline: round(median(lists)),
+      baselineName: 'the list request',
+      ratio: round(value / median(lists)),
+      goal: '≤ 500 ms',
+      ok: value <= 500,
+    },
+  ];
+}
+
+/**
+ * In the page: for each key pressed in the editor, the time from keydown to
+ * the text shown (CodeMirror's DOM) and to the problems shown (the editor's
+ * status leaves `checking`, the problems list redrawn).
+ */
+const KEY_PROBE = `
+  window.__keys = [];
+  let pending = null;
+  document.addEventListener('keydown', (e) => {
+    if (!e.target.closest || !e.target.closest('.cm-content')) return;
+    pending = { t0: performance.now(), text: null, problems: null };
+  }, true);
+  new MutationObserver((records) => {
+    if (!pending) return;
+    const now = performance.now();
+    for (const r of records) {
+      const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      if (pending.text === null && el && el.closest && el.closest('.cm-content')) pending.text = now - pending.t0;
+      if (r.type === 'attributes' && r.attributeName === 'data-status' && r.target.dataset.status !== 'checking' && pending.text !== null) {
+        pending.problems = now - pending.t0;
+        window.__keys.push(pending);
+        pending = null;
+        return;
+      }
+    }
+  }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-status'] });`;
+
+async function openEditor(page: Page, base: string, name: string): Promise<boolean> {
+  await page.goto(`${base}/#/templates/${name}`);
+  try {
+    await page.locator('.editor .cm-content').waitFor({ timeout: 15_000 });
+  } catch {
+    return false;
+  }
+  await page.locator('.editor .cm-content').click();
+  await page.keyboard.press('Control+End');
+  return true;
+}
+
+/** Types `count` keys one at a time (a comment line grows, then shrinks), each waited for; the latencies. */
+async function typeMeasured(page: Page, count: number): Promise<{ text: number[]; problems: number[] }> {
+  await page.evaluate(() => {
+    (globalThis as unknown as { __keys: unknown[] }).__keys = [];
+  });
+  const keys = ['Enter', 'Shift+Digit3', ...Array.from({ length: count / 2 - 2 }, (_, i) => `Key${String.fromCharCode(65 + (i % 26))}`)];
+  const all = [...keys, ...keys.map(() => 'Backspace')];
+  for (let i = 0; i < all.length; i++) {
+    await page.keyboard.press(all[i]!);
+    await page.waitForFunction((n) => (globalThis as unknown as { __keys: unknown[] }).__keys.length >= n, i + 1, { timeout: 30_000 });
+  }
+  const got = await page.evaluate(() => (globalThis as unknown as { __keys: { text: number; problems: number }[] }).__keys);
+  return { text: got.map((k) => k.text), problems: got.map((k) => k.problems) };
+}
+
+async function keystrokes(browser: Browser, base: string): Promise<BenchRow[] | null> {
+  const page = await browser.newPage();
+  await page.addInitScript(KEY_PROBE);
+  try {
+    const rows: BenchRow[] = [];
+    const shipped = readdirSync(join(harnessDir, 'templates'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => f.slice(0, -5))
+      .sort();
+    for (const name of shipped) {
+      if (!(await openEditor(page, base, name))) return null;
+      const { text, problems } = await typeMeasured(page, KEYS);
+      const p95 = percentile(problems, 95);
+      rows.push({
+        name: `keystroke → problems shown, ${name}.yaml, p95 of ${problems.length} keys ÷ keystroke → text shown`,
+        value: round(p95),
+        unit: 'ms',
+        baseline: round(percentile(text, 95)),
+        baselineName: 'text shown, p95',
+        ratio: round(p95 / Math.max(percentile(text, 95), 0.1)),
+        goal: '≤ 16 ms',
+        ok: p95 <= 16,
+      });
+    }
+    // at the cap: a custom template as large as a save accepts
+    const put = await fetch(`${base}/api/desk/templates/big-chain`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'if-none-match': '*' },
+      body: JSON.stringify({ source: capTemplate('big-chain') }),
+    });
+    if (put.status !== 201 && put.status !== 200) throw new Error(`saving the cap template answered ${put.status}: ${await put.text()}`);
+    if (!(await openEditor(page, base, 'big-chain'))) return null;
+    const { text, problems } = await typeMeasured(page, CAP_KEYS);
+    const p95 = percentile(problems, 95);
+    rows.push({
+      name: `keystroke → problems shown at the 128 KiB cap, p95 of ${problems.length} keys ÷ keystroke → text shown`,
+      value: round(p95),
+      unit: 'ms',
+      baseline: round(percentile(text, 95)),
+      baselineName: 'text shown, p95',
+      ratio: round(p95 / Math.max(percentile(text, 95), 0.1)),
+      goal: '≤ 100 ms',
+      ok: p95 <= 100,
+    });
+    rows.push(await typingNeverBlocks(page));
+    return rows;
+  } finally {
+    await page.close();
+  }
+}
+
+/** Types 60 keys at 20 a second into the cap template without waiting, watching the main thread. */
+async function typingNeverBlocks(page: Page): Promise<BenchRow> {
+  await page.evaluate(() => {
+    const w = globalThis as unknown as { __long: number[]; __gaps: number[]; __stop: boolean; requestAnimationFrame(f: (t: number) => void): number };
+    w.__long = [];
+    w.__gaps = [];
+    w.__stop = false;
+    new PerformanceObserver((l) => {
+      for (const e of l.getEntries()) w.__long.push(e.duration);
+    }).observe({ type: 'longtask' as never });
+    let last = performance.now();
+    const frame = (t: number) => {
+      w.__gaps.push(t - last);
+      last = t;
+      if (!w.__stop) w.requestAnimationFrame(frame);
+    };
+    w.requestAnimationFrame(frame);
+  });
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('# typed fast: the validator must never hold a key back ', { delay: 50 });
+  await page.waitForTimeout(300);
+  const { long, gaps } = await page.evaluate(() => {
+    const w = globalThis as unknown as { __long: number[]; __gaps: number[]; __stop: boolean };
+    w.__stop = true;
+    return { long: w.__long, gaps: w.__gaps };
+  });
+  const worst = long.length ? Math.max(...long) : 0;
+  return {
+    name: `typing 60 keys at 20/s at the cap: longest main-thread task (${long.length} over 50 ms; longest frame gap ${round(Math.max(...gaps))} ms)`,
+    value: round(worst),
+    unit: 'ms',
+    goal: '≤ 50 ms (no long task)',
+    ok: worst <= 50,
+  };
+}
+
+/**
+ * The validator alone, through the page's checkSource (src/web/validator.ts,
+ * bundled as a test module served from the page's origin), and the same
+ * validation on the page's main thread: what a keystroke would block for
+ * without the Worker.
+ */
+async function validatorAlone(browser: Browser, base: string, editorMissing: boolean): Promise<BenchRow[]> {
+  const probe = await build({
+    stdin: {
+      contents:
+        "import { checkSource } from './src/web/validator.ts'; import { validateTemplate } from './src/template/validate.ts'; import { toCatalogue } from './src/web/validator-core.ts';" +
+        'Object.assign(window, { deskBench: { checkSource, mainThread: async (s, n) => { const c = toCatalogue(await (await fetch("/api/desk/catalogue")).json()); const t = performance.now(); validateTemplate(s, { name: n, catalogue: c }); return performance.now() - t; } } });',
+      resolveDir: packageRoot,
+      loader: 'ts',
+    },
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    write: false,
+    logLevel: 'error',
+  });
+  const url = '/assets/bench-probe-AAAAAAAA.js';
+  const page = await browser.newPage();
+  try {
+    await page.route(`**${url}`, (r) => r.fulfill({ body: probe.outputFiles[0]!.text, contentType: 'text/javascript' }));
+    await page.goto(`${base}/`);
+    await page.addScriptTag({ url, type: 'module' });
+    await page.waitForFunction(() => 'deskBench' in globalThis);
+    const cap = capTemplate('big-chain');
+    type Bench = { checkSource(s: string, n: string): Promise<unknown>; mainThread(s: string, n: string): Promise<number> };
+    const time = (source: string, name: string, runs: number) =>
+      page.evaluate(
+        async ([s, n, k]) => {
+          const b = (globalThis as unknown as { deskBench: Bench }).deskBench;
+          await b.checkSource(s, n); // the worker started, the catalogue fetched
+          const check: number[] = [];
+          const main: number[] = [];
+          for (let i = 0; i < k; i++) {
+            // a different text each time, as typing makes
+            const text = `${s}# ${i}\n`;
+            const t = performance.now();
+            await b.checkSource(text, n);
+            check.push(performance.now() - t);
+            main.push(await b.mainThread(text, n));
+          }
+          return { check, main };
+        },
+        [source, name, runs] as const,
+      );
+    const rows: BenchRow[] = [];
+    const quick = readFileSync(join(harnessDir, 'templates', 'quick-fix.yaml'), 'utf8');
+    for (const [label, source, name, goal] of [
+      ['quick-fix.yaml', quick, 'quick-fix', 16],
+      ['the 128 KiB cap', cap, 'big-chain', 100],
+    ] as const) {
+      const { check, main } = await time(source, name, name === 'quick-fix' ? 40 : 15);
+      const p95 = percentile(check, 95);
+      rows.push({
+        name: `checkSource round trip through the Worker, ${label}, p95${editorMissing ? ' (the editor is not built: no keystroke figure)' : ''} ÷ the same validation on the main thread, p95`,
+        value: round(p95),
+        unit: 'ms',
+        baseline: round(percentile(main, 95)),
+        baselineName: 'main thread, p95',
+        ratio: round(p95 / percentile(main, 95)),
+        goal: `≤ ${goal} ms`,
+        ok: p95 <= goal,
+      });
+      if (name !== 'quick-fix') {
+        rows.push({
+          name: `validateTemplate on the page's main thread at the cap, max of ${main.length}: what each keystroke would block for without the Worker (median ${round(median(main))} ms)`,
+          value: round(Math.max(...main)),
+          unit: 'ms',
+        });
+      }
+    }
+    return rows;
+  } finally {
+    await page.close();
+  }
+}
+
+export async function bench(): Promise<BenchRow[]> {
+  if (!statSync(join(WEB, 'index.html'), { throwIfNoEntry: false })) throw new Error(`${WEB} is not built: npm run build:web`);
+  const rows = sizes();
+  const op = await makeOperatorRoot(1000);
+  let served: { app: App; base: string } | undefined;
+  let browser: Browser | undefined;
+  try {
+    served = await serveLibrary(op);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    rows.push(...(await firstLoad(browser, served.base, op.names.length)));
+    const typed = await keystrokes(browser, served.base);
+    if (typed) rows.push(...typed);
+    else console.log('page: the Source tab has no CodeMirror editor (.cm-content) yet: keystroke rows skipped, checkSource measured alone');
+    rows.push(...(await validatorAlone(browser, served.base, typed === null)));
+  } finally {
+    await browser?.close();
+    await served?.app.close();
+    await op.remove();
+  }
+  return rows;
+}
