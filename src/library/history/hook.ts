@@ -52,14 +52,15 @@ export class RecordingQueue extends KeyedQueue {
 
 type Writes = Pick<Library, 'saveTemplate' | 'resetTemplate' | 'acknowledgeTemplate' | 'deleteTemplate' | 'saveRole' | 'resetRole' | 'deleteRole'>;
 
-/** `save quick-fix (edited)`, `restore quick-fix to 1a2b3c4`, `save role reviewer`, … */
+/** `save quick-fix (edited)`, `save my-flow`, `restore quick-fix to 1a2b3c4`, `save role reviewer`, … */
 export function subject(op: keyof Writes, name: string, opts: WriteOptions | undefined, out: unknown): string {
   const role = op.endsWith('Role');
   const what = role ? `role ${name}` : name;
   if (opts?.restoredFrom) return `restore ${what} to ${opts.restoredFrom}`;
   const verb = op.replace(/(Template|Role)$/, '');
   const state = (out as TemplateDetail | RoleEntry | undefined)?.state;
-  return op === 'saveTemplate' && state ? `save ${what} (${state})` : `${verb} ${what}`;
+  // the state after a save says what kind of copy it is; a custom template's is just `custom`
+  return op === 'saveTemplate' && state && state !== 'custom' ? `save ${what} (${state})` : `${verb} ${what}`;
 }
 
 /** Where each write takes its options. */
