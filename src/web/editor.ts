@@ -1,14 +1,24 @@
+import { setDiagnostics } from '@codemirror/lint';
+import { EditorSelection, EditorState } from '@codemirror/state';
+import { EditorView } from '@codemirror/view';
 import { ApiError, call } from './api.js';
 import { clear, h } from './dom.js';
-import { errorCount, lineCount, marksByLine, offsetOf, position, sortProblems } from './format.js';
+import type { LibraryNames } from './editor-complete.js';
+import { toDiagnostics } from './editor-lint.js';
+import { editorExtensions } from './editor-setup.js';
+import { errorCount, offsetOf, position, sortProblems } from './format.js';
+import { checkSource } from './validator.js';
 import type { Card } from '../schema/card.js';
+import type { CatalogueAnswer } from '../schema/catalogue.js';
 import type { Problem } from '../schema/errors.js';
 
 /**
- * The source editor: a textarea with a line gutter that marks problem lines,
- * and the list of problems (code, line:col, message; a click moves the cursor
- * there). While you type it asks the service for a card (POST …/propose,
- * debounced) so the problems are the validator's own, never a guess.
+ * The source editor: CodeMirror with squiggles and gutter marks at each
+ * problem, and the list of problems (code, line:col, message; a click moves
+ * the cursor there). Problems come from the page's copy of the validator
+ * (validator.ts) on every change, with no round trip; the server still
+ * validates each save. The card preview asks the service (POST …/propose,
+ * debounced), since the card is not the validator's to draw.
  */
 export const DEBOUNCE_MS = 300;
 
@@ -23,75 +33,88 @@ export interface EditorOptions {
   onCard?: (card: Card | null) => void;
   /** called whenever the status changes, so the page can enable Save */
   onStatus?: (status: EditorStatus) => void;
+  /** called when the text starts or stops differing from the saved source (the unsaved-changes dot) */
+  onDirty?: (dirty: boolean) => void;
 }
 
 export class Editor {
   readonly el: HTMLElement;
-  readonly textarea: HTMLTextAreaElement;
-  private readonly gutter: HTMLElement;
+  readonly view: EditorView;
   private readonly list: HTMLElement;
   private readonly summary: HTMLElement;
   private saved: string;
   private problems: Problem[];
+  /** the service's problems for the saved source, shown again when the text is back to it */
+  private savedProblems: Problem[];
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** the latest check asked for; a result for an older one is dropped */
   private seq = 0;
+  private cardSeq = 0;
+  private checking: Promise<void> = Promise.resolve();
+  private wasDirty = false;
+  private names: Promise<LibraryNames> | null = null;
   status: EditorStatus = 'clean';
 
   constructor(private readonly opts: EditorOptions) {
     this.saved = opts.source;
     this.problems = opts.problems;
-    this.gutter = h('div', { class: 'gutter', 'aria-hidden': 'true' });
-    this.textarea = h('textarea', {
-      class: 'source',
-      spellcheck: 'false',
-      wrap: 'off',
-      autocapitalize: 'off',
-      autocomplete: 'off',
-      'aria-label': `Source of ${opts.name}`,
-      'aria-describedby': 'problem-summary',
-      readonly: opts.readOnly,
-    });
-    this.textarea.value = opts.source;
-    this.textarea.addEventListener('scroll', () => {
-      this.gutter.scrollTop = this.textarea.scrollTop;
-    });
-    this.textarea.addEventListener('input', () => this.changed());
-    this.textarea.addEventListener('keydown', (ev) => this.tab(ev));
+    this.savedProblems = opts.problems;
     this.summary = h('p', { id: 'problem-summary', class: 'problem-summary', role: 'status' });
     this.list = h('ul', { class: 'problems', 'aria-label': 'Problems' });
+    const code = h('div', { class: 'code' });
+    this.view = new EditorView({
+      parent: code,
+      state: EditorState.create({
+        doc: opts.source,
+        extensions: editorExtensions({
+          label: `Source of ${opts.name}`,
+          describedBy: 'problem-summary',
+          readOnly: opts.readOnly,
+          names: () => (this.names ??= loadNames()),
+          onChange: () => this.changed(),
+        }),
+      }),
+    });
     this.el = h(
       'div',
       { class: 'editor' },
-      h('div', { class: 'code' }, this.gutter, this.textarea),
+      code,
       h('section', { class: 'problem-pane', 'aria-label': 'Problems in the source' }, this.summary, this.list),
     );
     this.render();
   }
 
   get text(): string {
-    return this.textarea.value;
+    return this.view.state.doc.toString();
   }
 
   get dirty(): boolean {
-    return this.textarea.value !== this.saved;
+    return this.text !== this.saved;
   }
 
   get errors(): number {
     return errorCount(this.problems);
   }
 
-  /** Replaces the text (reload, rebase "use this") and checks it. */
+  /** The status once the check of the current text is done (Ctrl+S right after typing waits for it). */
+  async settled(): Promise<EditorStatus> {
+    let pending: Promise<void>;
+    do {
+      pending = this.checking;
+      await pending;
+    } while (pending !== this.checking);
+    return this.status;
+  }
+
+  /** Replaces the text (reload, rebase "use this") and checks it; `asSaved` also makes it the saved source. */
   setText(text: string, asSaved?: { problems: Problem[] }): void {
-    this.textarea.value = text;
     if (asSaved) {
       this.saved = text;
-      this.problems = asSaved.problems;
-      this.setStatus('clean');
-      this.render();
-      this.opts.onCard?.(null);
-    } else {
-      this.changed();
+      this.savedProblems = asSaved.problems;
     }
+    const doc = this.view.state.doc;
+    if (doc.toString() !== text) this.view.dispatch({ changes: { from: 0, to: doc.length, insert: text } });
+    else this.changed();
   }
 
   /** Problems from elsewhere (a 422 on save) replace the list until the next edit. */
@@ -103,55 +126,66 @@ export class Editor {
 
   /** Puts the cursor at a problem's place and scrolls it into view. */
   focusAt(line: number, column = 1): void {
-    const ta = this.textarea;
-    const at = offsetOf(ta.value, line, column);
-    ta.focus();
-    ta.setSelectionRange(at, at);
-    const lh = Number.parseFloat(getComputedStyle(ta).lineHeight) || 20;
-    ta.scrollTop = Math.max(0, (line - 1) * lh - ta.clientHeight / 3);
-    this.gutter.scrollTop = ta.scrollTop;
+    const at = offsetOf(this.text, line, column);
+    this.view.dispatch({ selection: EditorSelection.cursor(at), effects: EditorView.scrollIntoView(at, { y: 'center' }) });
+    this.view.focus();
   }
 
   private changed(): void {
-    this.renderGutter();
+    const dirty = this.dirty;
+    if (dirty !== this.wasDirty) {
+      this.wasDirty = dirty;
+      this.opts.onDirty?.(dirty);
+    }
     clearTimeout(this.timer);
-    if (!this.dirty) {
-      this.seq++;
+    const mine = ++this.seq;
+    if (!dirty) {
+      // back to the saved text: its problems are the service's, as answered with it
+      this.cardSeq++;
+      this.problems = this.savedProblems;
+      this.checking = Promise.resolve();
       this.setStatus('clean');
+      // changed() runs inside CodeMirror's update, which must not dispatch: draw just after it
+      queueMicrotask(() => {
+        if (mine === this.seq) this.render();
+      });
       this.opts.onCard?.(null);
       return;
     }
     this.setStatus('checking');
-    this.timer = setTimeout(() => void this.check(), DEBOUNCE_MS);
+    this.checking = this.check(mine, this.text);
+    if (this.opts.onCard) this.timer = setTimeout(() => void this.preview(), DEBOUNCE_MS);
   }
 
-  private async check(): Promise<void> {
-    const mine = ++this.seq;
-    const source = this.textarea.value;
+  private async check(mine: number, source: string): Promise<void> {
+    try {
+      const problems = await checkSource(source, this.opts.name);
+      if (mine !== this.seq) return; // a later keystroke owns the result
+      this.problems = problems;
+      this.setStatus(errorCount(problems) > 0 ? 'invalid' : 'valid');
+      this.render();
+    } catch (e) {
+      if (mine !== this.seq) return;
+      // the page's validator could not run (its worker failed to load): Save stays open, the service checks
+      this.problems = [];
+      this.setStatus('unchecked');
+      this.render();
+      this.summary.textContent = `Could not check the source here: ${e instanceof Error ? e.message : String(e)}. The service checks it on save.`;
+    }
+  }
+
+  /** The card of the text as typed, for the Card tab; its problems are the same validator's, so they are not shown twice. */
+  private async preview(): Promise<void> {
+    const mine = ++this.cardSeq;
     try {
       const { body } = await call<Card>('POST', '/templates/propose', {
         // No purpose argument: the card then reads the header's own, so nothing is flagged as differing.
-        body: { name: this.opts.name, source },
+        body: { name: this.opts.name, source: this.text },
       });
-      if (mine !== this.seq) return; // a later keystroke owns the result
-      this.problems = body.problems ?? [];
-      this.setStatus(errorCount(this.problems) > 0 ? 'invalid' : 'valid');
-      this.render();
-      this.opts.onCard?.(body);
+      if (mine === this.cardSeq) this.opts.onCard?.(body);
     } catch (e) {
-      if (mine !== this.seq) return;
-      // A 413 (over the body cap) or a 422 still says what is wrong; anything else leaves the text unchecked.
-      if (e instanceof ApiError && e.problems.length) {
-        this.problems = e.problems;
-        this.setStatus('invalid');
-      } else {
-        this.problems = [];
-        this.setStatus('unchecked');
-        this.summary.textContent = `Could not check the source: ${e instanceof Error ? e.message : String(e)}`;
-        clear(this.list);
-        return;
-      }
-      this.render();
+      // a 413 or 422 has no card; the problems panel already says what is wrong
+      if (!(e instanceof ApiError)) console.warn('card preview failed', e);
     }
   }
 
@@ -162,7 +196,7 @@ export class Editor {
   }
 
   private render(): void {
-    this.renderGutter();
+    this.view.dispatch(setDiagnostics(this.view.state, toDiagnostics(this.view.state.doc, this.problems)));
     const sorted = sortProblems(this.problems);
     const errors = errorCount(sorted);
     const warnings = sorted.length - errors;
@@ -181,8 +215,8 @@ export class Editor {
             'button',
             {
               type: 'button',
-              'aria-label': `${p.severity} ${p.code} at line ${at}: ${p.message}`,
-              onclick: () => (p.line != null ? this.focusAt(p.line, p.column ?? 1) : this.textarea.focus()),
+              // no aria-label: the spoken name is the text shown (severity, code, line:col, message)
+              onclick: () => (p.line != null ? this.focusAt(p.line, p.column ?? 1) : this.view.focus()),
             },
             h('span', { class: 'sev' }, p.severity),
             h('code', { class: 'code-id' }, p.code),
@@ -193,34 +227,10 @@ export class Editor {
       );
     }
   }
+}
 
-  private renderGutter(): void {
-    const marks = marksByLine(this.problems);
-    const n = lineCount(this.textarea.value);
-    const frag = document.createDocumentFragment();
-    for (let i = 1; i <= n; i++) {
-      const mark = marks.get(i);
-      frag.append(h('div', { class: mark ? `ln ${mark}` : 'ln', 'data-line': i }, String(i)));
-    }
-    clear(this.gutter);
-    this.gutter.append(frag);
-    this.gutter.scrollTop = this.textarea.scrollTop;
-  }
-
-  /** Tab indents two spaces (YAML has no tabs); Escape then Tab leaves the editor, so the keyboard is never trapped. */
-  private escaped = false;
-  private tab(ev: KeyboardEvent): void {
-    if (ev.key === 'Escape') {
-      this.escaped = true;
-      return;
-    }
-    if (ev.key !== 'Tab' || ev.shiftKey || this.escaped || this.textarea.readOnly) {
-      this.escaped = false;
-      return;
-    }
-    ev.preventDefault();
-    const ta = this.textarea;
-    ta.setRangeText('  ', ta.selectionStart, ta.selectionEnd, 'end');
-    this.changed();
-  }
+/** Roles and templates for completion: the same catalogue the page's validator checks against. */
+async function loadNames(): Promise<LibraryNames> {
+  const { body } = await call<CatalogueAnswer>('GET', '/catalogue');
+  return { roles: body.roles, templates: body.templates };
 }

@@ -1,5 +1,6 @@
 import { ApiError, call } from './api.js';
 import { clear, h } from './dom.js';
+import { guardLeaving } from './editor-leave.js';
 import { libraryView, refreshLibrary } from './list.js';
 import { newTemplateView } from './new-template.js';
 import { proposalHint, proposalsView, refreshProposalCount } from './proposals.js';
@@ -106,9 +107,25 @@ async function banner(): Promise<void> {
   }
 }
 
-window.addEventListener('hashchange', () => void route());
+/** Unsaved text in the open template asks before any view replaces it (editor-leave.ts). */
+const leave = guardLeaving({
+  wouldLose: (hash) => {
+    if (!page?.dirty) return false;
+    const r = parseRoute(hash);
+    return !(r.view === 'template' && r.name === page.name);
+  },
+});
+window.addEventListener('hashchange', () => {
+  if (leave.allow()) void route();
+});
 window.addEventListener('beforeunload', (ev) => {
   if (page?.dirty) ev.preventDefault();
+});
+// Ctrl/Cmd+S on a template saves it (the Save button's path) instead of saving the web page
+document.addEventListener('keydown', (ev) => {
+  if (!page || !(ev.ctrlKey || ev.metaKey) || ev.altKey || ev.shiftKey || ev.key.toLowerCase() !== 's') return;
+  ev.preventDefault();
+  void page.saveShortcut();
 });
 void banner();
 void route();
