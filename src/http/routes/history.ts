@@ -32,15 +32,14 @@ import { notFound } from '../errors.js';
 import { errorResponses, RoleParams, TemplateParams } from '../schemas.js';
 import {
   historyOf,
-  mapLimit,
   noVersion,
   onePage,
   pageLimit,
-  READS_AT_ONCE,
   roleDir,
   roleEtag,
   roleVersionState,
   shortCommit,
+  showAll,
   showRole,
   templateEtag,
   templatePath,
@@ -87,8 +86,9 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
       // a name that loads nothing and never had a commit is not a template
       if (!now && page.items.length === 0 && !req.query.before) throw notFound('template', name);
       const shipped = now?.shipped_source ?? null;
-      const versions = await mapLimit(page.items, READS_AT_ONCE, async (e) => {
-        const source = await h.show(templatePath(name), e.commit);
+      const sources = await showAll(h, page.items.map((e) => ({ path: templatePath(name), commit: e.commit })));
+      const versions = page.items.map((e, i) => {
+        const source = sources[i] ?? null;
         return versionOf(e, templateVersionState(source, shipped), source === null ? null : templateEtag(source));
       });
       return { versions, next: page.next };
@@ -161,8 +161,10 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
       await h.settle();
       const page = await onePage((n) => h.log(roleDir(name), { limit: n, ...(req.query.before ? { before: req.query.before } : {}) }), limit);
       if (!now && page.items.length === 0 && !req.query.before) throw notFound('role', name);
-      const versions = await mapLimit(page.items, READS_AT_ONCE, async (e) => {
-        const files = await showRole(h, name, e.commit);
+      const texts = await showAll(h, page.items.flatMap((e) => [{ path: `${roleDir(name)}/role.md`, commit: e.commit }, { path: `${roleDir(name)}/kit.json`, commit: e.commit }]));
+      const versions = page.items.map((e, i) => {
+        const md = texts[2 * i] ?? null;
+        const files = md === null ? null : { role_md: md, kit_json: texts[2 * i + 1] ?? null };
         return versionOf(e, roleVersionState(files, now), files === null ? null : roleEtag(files));
       });
       return { versions, next: page.next };
