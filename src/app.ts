@@ -18,10 +18,12 @@ import { metaRoutes } from './http/routes/meta.js';
 import { proposalRoutes } from './http/routes/proposals.js';
 import { roleRoutes } from './http/routes/roles.js';
 import { settingsRoutes } from './http/routes/settings.js';
+import { syncRoutes } from './http/routes/sync.js';
 import { templateRoutes } from './http/routes/templates.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { type LibraryOptions, openLibrary } from './library/library.js';
 import type { Library } from './library/types.js';
+import { LibrarySync, type SyncOptions } from './library/history/sync.js';
 import { packageVersion } from './paths.js';
 import { type WebOptions, webPlugin } from './http/static.js';
 
@@ -50,6 +52,8 @@ export interface AppOptions {
   web?: WebOptions | false;
   /** the events stream's heartbeat, watch interval and bounds (src/http/events-stream.ts); defaults there */
   events?: EventStreamOptions;
+  /** the team's remote (DESK_LIBRARY_REMOTE, DESK_SYNC_INTERVAL; docs/history.md, Sync); default none: no sync */
+  sync?: Omit<SyncOptions, 'logger'>;
 }
 
 declare module 'fastify' {
@@ -99,6 +103,13 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     app.addHook('onClose', async () => opened.close());
   }
 
+  // the app's library syncs with the remote from when the app is ready until it closes (before the library does)
+  const sync = options.sync && library.root ? new LibrarySync(library, { ...options.sync, logger: app.log.child({ component: 'sync' }) }) : null;
+  if (sync) {
+    app.addHook('onReady', async () => sync.start());
+    app.addHook('preClose', async () => sync.stop());
+  }
+
   const streams = new EventStreams(library, options.events, app.log.child({ component: 'events' }));
   app.decorate('eventStreams', streams);
   // preClose, before the server stops taking connections: an open stream would hold server.close() for ever
@@ -138,6 +149,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
       await api.register(catalogueRoutes, opts);
       await api.register(proposalRoutes, opts);
       await api.register(eventRoutes, { ...opts, streams });
+      await api.register(syncRoutes, { ...opts, sync });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

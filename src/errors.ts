@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   no_kept_base: { status: 409, title: 'There is no kept shipped base to merge over' },
   no_base: { status: 409, title: 'The template declares no base to diff against' },
   nothing_to_rebase: { status: 409, title: 'There is nothing to rebase' },
+  no_remote: { status: 409, title: 'No remote is set for the library (DESK_LIBRARY_REMOTE)' },
   symlink_refused: { status: 409, title: 'A path in the library is a symbolic link' },
   too_many_proposals: { status: 409, title: 'Too many proposals are waiting for a decision' },
   already_decided: { status: 409, title: 'The proposal was already saved or dismissed' },

@@ -3,6 +3,7 @@ import type { EntryCache } from './entry-cache.js';
 import type { FsContext } from './fs-safe.js';
 import type { KeyedQueue } from './queue.js';
 import type { Shipped } from './shipped.js';
+import type { DivergedNames } from './state.js';
 import type { ValidationMemo } from './validation-memo.js';
 
 /** pino-compatible: objects first, message second. */
@@ -30,6 +31,8 @@ export interface LibraryContext {
    */
   last: { catalogue: Catalogue; gen: number } | null;
   logger: LibraryLogger;
+  /** names a sync could not merge (state.ts, history/sync-files.ts); readers answer them as `diverged` */
+  diverged: DivergedNames;
 }
 
 /** Shared by the write paths: the per-name queue and the root a write may use. */

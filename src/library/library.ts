@@ -9,6 +9,7 @@ import { announceWrites } from './events-announce.js';
 import { disabledHistory } from './history/disabled.js';
 import { RecordingQueue, recordWrites } from './history/hook.js';
 import { type HistoryOptions, openHistory, type Opened } from './history/open.js';
+import { resolveOnWrite, syncFiles } from './history/sync-files.js';
 import { type FaultHook, type FsContext, type OddFile, rootUnwritable } from './fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './read-only.js';
 import { recoverRoot } from './recovery.js';
@@ -106,6 +107,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     memo: new ValidationMemo(options.validate ?? validateTemplate),
     last: null,
     logger,
+    diverged: { templates: new Set(), roles: new Set() },
   };
   const queue = new RecordingQueue(opened?.hooks ?? null);
   let closed = false;
@@ -119,11 +121,13 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     },
   };
   const events = new EventBus();
+  const files = syncFiles(ctx, guard);
   return {
     root: fs?.root ?? null,
     events,
     history: opened?.history ?? disabledHistory(fs === null ? 'the library has no root' : 'the library root is read-only'),
-    ...announceWrites(recordWrites({ ...templateOps(ctx, guard), ...roleOps(ctx, guard), ...roleDelete(ctx, guard) }), events),
+    syncFiles: files,
+    ...announceWrites(recordWrites(resolveOnWrite({ ...templateOps(ctx, guard), ...roleOps(ctx, guard), ...roleDelete(ctx, guard) }, ctx, files)), events),
     async close() {
       closed = true;
       await queue.idle();

@@ -6,7 +6,7 @@ import { look } from './look.js';
 import { etagOf, type Marker, parseMarker, roleRevision } from './markers.js';
 import { validateKitText, validateRoleMd } from './role-validate.js';
 import type { ShippedRole } from './shipped.js';
-import { decideState } from './state.js';
+import { decideState, syncState } from './state.js';
 import type { RoleEntry } from './types.js';
 
 /**
@@ -92,7 +92,7 @@ export function roleEntry(ctx: LibraryContext, name: string): RoleEntry | null {
   }
   const mdBytes = roleMd.kind === 'file' ? roleMd.bytes : Buffer.alloc(0);
   const revision = roleRevision(mdBytes, kit.kind === 'file' ? kit.bytes : null);
-  const st = builtin ? decideState(builtin.revision, revision, copy.marker) : { state: 'custom' as const, edited_outside: false };
+  const st = syncState(builtin ? decideState(builtin.revision, revision, copy.marker) : { state: 'custom' as const, edited_outside: false }, ctx.diverged.roles.has(name));
   return {
     ...base,
     ...st,

@@ -2,6 +2,25 @@ import type { EntryState } from './types.js';
 import type { Marker } from './markers.js';
 
 /**
+ * Names a sync with the team's remote could not merge (docs/history.md,
+ * Sync), kept by history/sync-files.ts. Set on the library's context so the
+ * readers see it; one set each for templates and roles.
+ */
+export interface DivergedNames {
+  templates: ReadonlySet<string>;
+  roles: ReadonlySet<string>;
+}
+
+/**
+ * `diverged` comes before every other state of a name that has a copy or
+ * had one: what loads is this desk's side of a conflict the operator has not
+ * settled yet, whatever its marker says. `edited_outside` keeps its meaning.
+ */
+export function syncState<S extends { state: EntryState; edited_outside: boolean }>(st: S, diverged: boolean): S | { state: EntryState; edited_outside: boolean } {
+  return diverged ? { state: 'diverged', edited_outside: st.edited_outside } : st;
+}
+
+/**
  * The state table of docs/api.md (States), for a shipped name that has an
  * operator copy. Hashes are template sha256s or role revisions. Bytes decide
  * first: a copy equal to today's shipped version is `same_as_shipped` whatever

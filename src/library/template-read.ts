@@ -7,7 +7,7 @@ import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync, TEMPL
 import { intentMarker, parseTemplateIntent, templateIntentFile } from './intents.js';
 import { look, type Look, type TemplatesFolder } from './look.js';
 import { etagOf, type Marker, parseMarker, sha256Hex } from './markers.js';
-import { decideState } from './state.js';
+import { decideState, syncState } from './state.js';
 import type { TemplateDetail, TemplateEntry, TemplateFacts, TemplateOutline } from './types.js';
 
 /**
@@ -71,7 +71,9 @@ export function readTemplate(ctx: LibraryContext, name: string, folder: Folder):
   const base = { name, shipped: shipped !== null, read_only: false };
   if (copy.kind === 'missing') {
     if (!shipped) return null;
-    const facts: TemplateFacts = { ...base, state: 'shipped', edited_outside: false, hash: shipped.hash, etag: etagOf(shipped.hash) };
+    // a copy this desk removed while the remote changed it is diverged too
+    const st = syncState({ state: 'shipped', edited_outside: false } as const, ctx.diverged.templates.has(name));
+    const facts: TemplateFacts = { ...base, ...st, hash: shipped.hash, etag: etagOf(shipped.hash) };
     return { facts, source: shipped.text, shippedSource, unreadable: null, marker, stats, readAt };
   }
   if (copy.kind !== 'file') {
@@ -85,7 +87,8 @@ export function readTemplate(ctx: LibraryContext, name: string, folder: Folder):
     return { facts, source: '', shippedSource, unreadable: why, marker, stats: null, readAt };
   }
   // a custom name's leftover marker (its shipped template was withdrawn) means nothing
-  const st = shipped ? decideState(shipped.hash, copyHash!, marker) : ({ state: 'custom', edited_outside: false } as const);
+  const decided = shipped ? decideState(shipped.hash, copyHash!, marker) : ({ state: 'custom', edited_outside: false } as const);
+  const st = syncState(decided, ctx.diverged.templates.has(name));
   const facts: TemplateFacts = { ...base, ...st, hash: copyHash!, etag: etagOf(copyHash!) };
   return { facts, source: copy.bytes.toString('utf8'), shippedSource, unreadable: null, marker, stats, readAt };
 }

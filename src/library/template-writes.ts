@@ -84,7 +84,7 @@ async function allOrFail<T extends unknown[]>(steps: { [K in keyof T]: Promise<T
  *    back after a crash finds its copy landed and rolls the same marker
  *    forward, or finds the copy changed since and leaves it be.
  */
-export async function writeTemplateSave(fs: FsContext, name: string, source: string, shipped: ShippedTemplate | null): Promise<Marker | null> {
+export async function writeTemplateSave(fs: FsContext, name: string, source: string, shipped: ShippedTemplate | null, given?: Marker): Promise<Marker | null> {
   const bytes = Buffer.from(source, 'utf8');
   if (!shipped) {
     await writeFileAtomic(fs, copyPath(name), bytes, 'copy');
@@ -92,7 +92,8 @@ export async function writeTemplateSave(fs: FsContext, name: string, source: str
   }
   await precheck(fs, name);
   const dir = (await safeDir(fs, ['templates'], true))!;
-  const marker = { shipped: shipped.hash, copy: sha256Hex(bytes) };
+  // a sync writes the marker that came with the file (history/sync-files.ts); its copy line must be the bytes' hash
+  const marker = given ?? { shipped: shipped.hash, copy: sha256Hex(bytes) };
   const was = standing(dir, name);
   const intentFile = join(dir, templateIntentFile(name));
   const discard = async (temps: unknown[]) => {

@@ -4,6 +4,7 @@ import type { Problem } from '../template/problems.js';
 import type { Catalogue, TemplateModel } from '../template/model.js';
 import type { EventBus } from './events.js';
 import type { History } from './history/types.js';
+import type { SyncFiles } from './history/sync-files.js';
 
 /** The state of every template and role (docs/api.md, States): the one list is src/schema/state.ts. */
 export type { EntryState };
@@ -116,6 +117,8 @@ export interface Library {
   readonly events: EventBus;
   /** every write above is one git commit after it lands (history/types.ts, docs/history.md) */
   readonly history: History;
+  /** the files side of a sync with the team's remote (history/sync-files.ts); absent in stand-ins */
+  readonly syncFiles?: SyncFiles;
   /** finishes in-flight writes and releases the root lock */
   close(): Promise<void>;
 }

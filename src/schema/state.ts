@@ -13,6 +13,9 @@ export const ENTRY_STATES = [
   'edited',
   'custom',
   'read_only',
+  // a sync with the team's remote found this name changed on both sides and could not merge them
+  // (docs/history.md, Sync): the local copy is kept, the remote's version is offered
+  'diverged',
 ] as const;
 
 export const EntryStateSchema = Type.Union(

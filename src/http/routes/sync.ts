@@ -1,0 +1,123 @@
+/**
+ * Sync with the team's remote (docs/api.md, Sync): its status, a sync now,
+ * and the diverged template's actions — its other versions, the rebase of
+ * this desk's copy onto the remote's version, and keep mine. A save of the
+ * rebased text through PUT settles the name too (history/sync-files.ts).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { DeskError } from '../../errors.js';
+import type { LibrarySync } from '../../library/history/sync.js';
+import { ifMatchPasses } from '../../library/markers.js';
+import type { Library } from '../../library/types.js';
+import { DivergedTemplateSchema, SyncStatusSchema } from '../../schema/sync.js';
+import { RebaseAnswerSchema } from '../../schema/templates.js';
+import { validateTemplate } from '../../template/validate.js';
+import { ifMatch } from '../answers.js';
+import { notFound } from '../errors.js';
+import { errorResponses, RoleParams, TemplateParams } from '../schemas.js';
+import { threeWayMerge } from '../three-way.js';
+
+const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })) });
+
+export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: LibrarySync | null }> = async (app, { library, sync }) => {
+  const need = (): LibrarySync => {
+    if (!sync) throw new DeskError('no_remote', 'the service runs without a remote; start it with DESK_LIBRARY_REMOTE to sync');
+    return sync;
+  };
+  const status = { 200: SyncStatusSchema, ...errorResponses };
+
+  app.get('/sync', { schema: { summary: 'Where the library stands against its remote', tags: ['sync'], response: status } }, async () => need().status());
+
+  app.post(
+    '/sync',
+    { schema: { summary: "Fetch the remote's changes, merge them and push; answers the status after", tags: ['sync'], response: status } },
+    async () => need().sync(),
+  );
+
+  /** A diverged template: its entry and where its conflict came from; state_conflict when it is not diverged. */
+  const diverged = async (name: string) => {
+    const s = need();
+    const entry = await library.getTemplate(name);
+    if (!entry) throw notFound('template', name);
+    const d = await s.divergedTemplate(name);
+    if (!d) throw new DeskError('state_conflict', `'${name}' is ${entry.state}, not diverged`);
+    return { s, entry, d };
+  };
+
+  app.get(
+    '/sync/templates/:name',
+    {
+      schema: {
+        summary: "A diverged template's other versions: the remote's and the merge base",
+        tags: ['sync'],
+        params: TemplateParams,
+        response: { 200: DivergedTemplateSchema, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const { d } = await diverged(req.params.name);
+      return { name: req.params.name, ...d };
+    },
+  );
+
+  app.post(
+    '/sync/templates/:name/rebase',
+    {
+      schema: {
+        summary: "Three-way merge of this desk's copy onto the remote's version; writes nothing",
+        tags: ['sync'],
+        params: TemplateParams,
+        response: { 200: RebaseAnswerSchema, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const { name } = req.params;
+      const { entry, d } = await diverged(name);
+      // the remote removed it: rebasing onto nothing is the remote's side, an empty text
+      const { merged, conflicts, parts } = threeWayMerge(entry.source, d.base_source ?? '', d.remote_source ?? '');
+      const v = validateTemplate(merged, { name, catalogue: await library.catalogue() });
+      return { merged, conflicts, parts, valid: v.valid, problems: v.problems };
+    },
+  );
+
+  app.post(
+    '/sync/templates/:name/keep',
+    {
+      schema: {
+        summary: "Keep this desk's copy of a diverged template as it is; answers the sync status",
+        tags: ['sync'],
+        params: TemplateParams,
+        headers: IfMatchHeaders,
+        response: status,
+      },
+    },
+    async (req) => {
+      const { s, entry } = await diverged(req.params.name);
+      if (!ifMatchPasses(ifMatch(req.headers['if-match']), entry.etag)) throw new DeskError('precondition_failed', `${req.params.name} changed since it was read`);
+      await s.keep('templates', req.params.name);
+      return s.status();
+    },
+  );
+
+  app.post(
+    '/sync/roles/:name/keep',
+    {
+      schema: {
+        summary: "Keep this desk's copy of a diverged role as it is; answers the sync status",
+        tags: ['sync'],
+        params: RoleParams,
+        headers: IfMatchHeaders,
+        response: status,
+      },
+    },
+    async (req) => {
+      const s = need();
+      const role = await library.getRole(req.params.name);
+      if (!role) throw notFound('role', req.params.name);
+      if (!ifMatchPasses(ifMatch(req.headers['if-match']), role.etag)) throw new DeskError('precondition_failed', `${req.params.name} changed since it was read`);
+      if (!(await s.keep('roles', req.params.name))) throw new DeskError('state_conflict', `role '${req.params.name}' is ${role.state}, not diverged`);
+      return s.status();
+    },
+  );
+};

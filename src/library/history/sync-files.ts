@@ -1,0 +1,212 @@
+import { join } from 'node:path';
+import { isTemplateName } from '../../template/names.js';
+import { removeFileDurable, writeFileAtomic } from '../atomic-write.js';
+import type { LibraryContext, WriteGuard } from '../context.js';
+import { readNoFollowSync, safeDirSync } from '../fs-safe.js';
+import { look } from '../look.js';
+import { KeyedQueue } from '../queue.js';
+import { parseMarker, sha256Hex } from '../markers.js';
+import { recoverRole, recoverTemplate } from '../recovery.js';
+import { writeRoleReset, writeRoleSave } from '../role-writes.js';
+import { writeTemplateDelete, writeTemplateReset, writeTemplateSave } from '../template-writes.js';
+import { roleEntry } from '../role-entries.js';
+import { readFacts } from '../template-read.js';
+import type { Library } from '../types.js';
+import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
+
+/**
+ * The library's side of a sync (docs/history.md, Sync): this desk's files of
+ * one name read, the sync's decision taken, and its files written — all inside
+ * the name's queue slot, through the same atomic writes and intents as a save,
+ * so a save and a sync never interleave on one name. Built by openLibrary and
+ * reached as `library.syncFiles`; history/sync.ts drives it.
+ */
+
+export interface RoleSide {
+  role_md: Blob;
+  kit: Blob;
+  marker: Blob;
+}
+
+export type PlainDecision = (local: Blob) => Outcome<{ file: Blob }>;
+
+export interface SyncFiles {
+  /** reads the template's files, decides, writes the outcome; answers the outcome (`keep` too when its files are odd) */
+  template(name: string, decide: (local: TemplateSide) => Outcome<TemplateSide>): Promise<Outcome<TemplateSide>>;
+  role(name: string, decide: (local: RoleSide) => Outcome<RoleSide>): Promise<Outcome<RoleSide>>;
+  /** a kept base or a proposal file, decided alone */
+  plain(path: string, decide: PlainDecision): Promise<Outcome<{ file: Blob }>>;
+  /** this desk's shipped template of a name (sha256 and text), or null */
+  shipped(name: string): { hash: string; text: string } | null;
+  /** the one validator against today's catalogue */
+  valid(name: string, source: string): boolean;
+  /** replaces the diverged names the readers answer (state.ts) */
+  setDiverged(names: { templates: Iterable<string>; roles: Iterable<string> }): void;
+  /** called when a write through the service settles a diverged name (resolveOnWrite); returns an unsubscribe */
+  onResolved(listener: (kind: 'templates' | 'roles', name: string) => void): () => void;
+}
+
+type Writes = Pick<Library, 'saveTemplate' | 'resetTemplate' | 'deleteTemplate' | 'saveRole' | 'resetRole' | 'deleteRole'>;
+
+/**
+ * A save, reset or delete of a diverged name through the service is the
+ * operator's answer to the conflict (the page's rebase saves the merge, and
+ * a save of anything else is a choice too): the name is no longer diverged.
+ */
+export function resolveOnWrite<T extends Writes>(ops: T, ctx: LibraryContext, files: SyncFiles & { resolved(kind: 'templates' | 'roles', name: string): void }): T {
+  const wrap = <F extends (name: string, ...rest: never[]) => Promise<unknown>>(kind: 'templates' | 'roles', op: F): F =>
+    (async (name: string, ...rest: never[]) => {
+      const out = (await op(name, ...rest)) as { state?: string } | undefined;
+      if (!ctx.diverged[kind].has(name)) return out;
+      files.resolved(kind, name);
+      // the answer was read while the name was still diverged: its state now
+      if (out?.state === 'diverged') out.state = (kind === 'templates' ? readFacts(ctx, name)?.facts.state : roleEntry(ctx, name)?.state) ?? out.state;
+      return out;
+    }) as F;
+  return {
+    ...ops,
+    saveTemplate: wrap('templates', ops.saveTemplate),
+    resetTemplate: wrap('templates', ops.resetTemplate),
+    deleteTemplate: wrap('templates', ops.deleteTemplate),
+    saveRole: wrap('roles', ops.saveRole),
+    resetRole: wrap('roles', ops.resetRole),
+    deleteRole: wrap('roles', ops.deleteRole),
+  };
+}
+
+/** Which files of the root a sync may write: anything else in the remote is left alone. */
+export type SyncUnit = { kind: 'template'; name: string } | { kind: 'role'; name: string } | { kind: 'plain'; path: string };
+
+const ROLE_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** The unit a root-relative path belongs to, or null for a path a sync never writes. */
+export function unitOf(path: string): SyncUnit | null {
+  const parts = path.split('/');
+  if (parts[0] === 'templates' && parts.length === 2) {
+    const m = /^\.?([a-z0-9][a-z0-9-]{0,63})(\.yaml|\.shipped)$/.exec(parts[1]!);
+    if (!m) return null;
+    const dotted = parts[1]!.startsWith('.');
+    // `<name>.yaml` and `.<name>.shipped`; `.x.yaml` or `x.shipped` are not the service's
+    if (dotted !== (m[2] === '.shipped') || !isTemplateName(m[1]!)) return null;
+    return { kind: 'template', name: m[1]! };
+  }
+  if (parts[0] === 'templates' && parts[1] === '.shipped-base' && parts.length === 3 && /^[0-9a-f]{64}\.yaml$/.test(parts[2]!)) return { kind: 'plain', path };
+  if (parts[0] === 'roles' && parts.length === 3 && ROLE_NAME.test(parts[1]!) && ['role.md', 'kit.json', '.shipped'].includes(parts[2]!)) return { kind: 'role', name: parts[1]! };
+  if (parts[0] === 'proposals' && parts.length === 2 && /^[0-9a-z][0-9a-z-]{0,127}\.json$/.test(parts[1]!)) return { kind: 'plain', path };
+  return null;
+}
+
+export const templatePaths = (name: string): [string, string] => [`templates/${name}.yaml`, `templates/.${name}.shipped`];
+export const rolePaths = (name: string): [string, string, string] => [`roles/${name}/role.md`, `roles/${name}/kit.json`, `roles/${name}/.shipped`];
+
+class OddFile extends Error {}
+
+export function syncFiles(ctx: LibraryContext, guard: WriteGuard): SyncFiles & { resolved(kind: 'templates' | 'roles', name: string): void } {
+  const listeners = new Set<(kind: 'templates' | 'roles', name: string) => void>();
+  /**
+   * The name's slot in the library's queue, without the history hooks the
+   * queue runs around a write (history/hook.ts): a sync's files are recorded
+   * by its one merge commit with both parents, not by a commit each.
+   */
+  const slot = <T>(key: string, task: () => Promise<T>): Promise<T> => KeyedQueue.prototype.run.call(guard.queue, key, task) as Promise<T>;
+  /** A file as it is on disk; a link, folder or other odd thing stops the sync of its name. */
+  const read = (path: string): Blob => {
+    const fs = guard.writable();
+    const segs = path.split('/');
+    const dir = safeDirSync(fs, segs.slice(0, -1));
+    if (!dir) return null;
+    const r = readNoFollowSync(join(dir.dir, segs[segs.length - 1]!));
+    if (r.kind === 'missing') return null;
+    if (r.kind !== 'file') throw new OddFile(path);
+    return r.bytes;
+  };
+  const put = async (path: string, bytes: Blob) => {
+    const fs = guard.writable();
+    if (bytes === null) await removeFileDurable(fs, path.split('/'), 'sync:remove');
+    else await writeFileAtomic(fs, path.split('/'), bytes, 'sync:write');
+  };
+  /** odd files are left as they are, like every write refuses them */
+  async function guarded<S>(task: () => Promise<Outcome<S>>): Promise<Outcome<S>> {
+    try {
+      return await task();
+    } catch (e) {
+      if (e instanceof OddFile) {
+        ctx.logger.warn({ path: e.message }, 'sync left an odd file alone');
+        return { kind: 'keep' };
+      }
+      throw e;
+    }
+  }
+
+  return {
+    template(name, decide) {
+      const fs = guard.writable();
+      return slot(`template:${name}`, () =>
+        guarded(async () => {
+          await recoverTemplate(fs, name);
+          const [yamlPath, markerPath] = templatePaths(name);
+          const out = decide({ yaml: read(yamlPath), marker: read(markerPath) });
+          if (out.kind !== 'write') return out;
+          const { yaml, marker } = out.files;
+          const shipped = ctx.shipped.templates.get(name) ?? null;
+          const m = marker && parseMarker(marker.toString('utf8'));
+          if (yaml === null) {
+            // the remote removed its copy: a shipped name loads its shipped bytes again
+            await (shipped ? writeTemplateReset(fs, name) : writeTemplateDelete(fs, name));
+          } else if (shipped && m && m.copy === sha256Hex(yaml)) {
+            // file and marker under one intent, as a save writes them
+            await writeTemplateSave(fs, name, yaml.toString('utf8'), shipped, m);
+          } else {
+            // a copy changed outside the service on the other desk, or no marker: two atomic writes,
+            // the copy first, so a crash between them reads edited_outside, never a wrong copy
+            await put(yamlPath, yaml);
+            await put(markerPath, marker);
+          }
+          ctx.entries.forget(name);
+          return out;
+        }),
+      );
+    },
+    role(name, decide) {
+      const fs = guard.writable();
+      return slot(`role:${name}`, () =>
+        guarded(async () => {
+          await recoverRole(fs, name);
+          const [md, kit, marker] = rolePaths(name);
+          const out = decide({ role_md: read(md), kit: read(kit), marker: read(marker) });
+          if (out.kind !== 'write') return out;
+          const f = out.files;
+          if (f.role_md === null) await writeRoleReset(fs, name);
+          else await writeRoleSave(fs, name, { op: 'save', role_md: f.role_md.toString('utf8'), kit: f.kit?.toString('utf8') ?? null, marker: f.marker?.toString('utf8') ?? null });
+          return out;
+        }),
+      );
+    },
+    plain(path, decide) {
+      return guarded(async () => {
+        const out = decide(read(path));
+        if (out.kind === 'write') await put(path, out.files.file);
+        return out;
+      });
+    },
+    shipped: (name) => ctx.shipped.templates.get(name) ?? null,
+    valid: (name, source) => ctx.memo.whole(name, source, sha256Hex(source), look(ctx)).validation.valid,
+    setDiverged(names) {
+      const before = ctx.diverged;
+      ctx.diverged = { templates: new Set(names.templates), roles: new Set(names.roles) };
+      // the list keeps facts keyed on file stats: a name whose diverged mark changed is read again
+      for (const n of new Set([...before.templates, ...ctx.diverged.templates])) ctx.entries.forget(n);
+    },
+    onResolved(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    resolved(kind, name) {
+      const next = { templates: new Set(ctx.diverged.templates), roles: new Set(ctx.diverged.roles) };
+      next[kind].delete(name);
+      ctx.diverged = next;
+      ctx.entries.forget(name);
+      for (const l of [...listeners]) l(kind, name);
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import type { Library } from '../types.js';
+import type { SyncFiles } from './sync-files.js';
+import { rolePaths, templatePaths, unitOf } from './sync-files.js';
+import { type Git, gitLine } from './sync-git.js';
+import { type Blob, mergePlainFile, mergeTemplate, oneSide } from './sync-merge.js';
+
+/**
+ * One merge of the remote's head into this desk (docs/history.md, Sync): the
+ * names the remote changed since the merge base are decided one by one
+ * (sync-merge.ts) and written in their queue slots (sync-files.ts); then,
+ * while no other commit is being made, one commit with both heads as parents
+ * records the result — or HEAD simply moves to the remote's head when this
+ * desk had nothing of its own. Nothing is lost: a conflict keeps this desk's
+ * files, and the remote's version stays reachable as the second parent.
+ */
+
+/** Where a name's conflict came from: the commits to read its base and the remote's version from. */
+export interface DivergedAt {
+  /** the merge base, or null when the two histories share none */
+  base: string | null;
+  remote: string;
+}
+
+export interface Diverged {
+  templates: Record<string, DivergedAt>;
+  roles: Record<string, DivergedAt>;
+}
+
+export interface RoundResult {
+  /** names whose files the round wrote */
+  written: { templates: string[]; roles: string[] };
+  /** names whose diverged entry was added or dropped */
+  touched: { templates: string[]; roles: string[] };
+  /** some name's files are neither side's as they were (a merge, or a conflict kept): no fast-forward then */
+  ownFiles: boolean;
+}
+
+export interface RoundContext {
+  git: Git;
+  files: SyncFiles;
+  history: Library['history'];
+  /** env for commit-tree: author and committer */
+  identity: Record<string, string>;
+  /** the path of a scratch index inside the git folder */
+  scratchIndex: string;
+  /** the remote as the commit message names it (no credentials) */
+  remoteLabel: string;
+}
+
+/** The bytes of `path` in `commit`, or null when the commit does not hold it. */
+export async function blobAt(git: Git, commit: string | null, path: string): Promise<Blob> {
+  if (commit === null) return null;
+  try {
+    return (await git(['cat-file', 'blob', `${commit}:${path}`])).stdout;
+  } catch {
+    return null;
+  }
+}
+
+export async function revOrNull(git: Git, rev: string): Promise<string | null> {
+  try {
+    return (await gitLine(git, ['rev-parse', '-q', '--verify', `${rev}^{commit}`])) || null;
+  } catch {
+    return null;
+  }
+}
+
+export async function isAncestor(git: Git, a: string, b: string): Promise<boolean> {
+  try {
+    await git(['merge-base', '--is-ancestor', a, b]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function mergeBase(git: Git, a: string, b: string): Promise<string | null> {
+  try {
+    return (await gitLine(git, ['merge-base', a, b])) || null;
+  } catch {
+    return null; // unrelated histories: two desks that started their repositories apart
+  }
+}
+
+/** Root-relative paths the remote changed since `base` (all of its files when there is no base). */
+async function changedOnRemote(git: Git, base: string | null, remote: string): Promise<string[]> {
+  const args = base ? ['diff', '--name-only', '--no-renames', '-z', base, remote] : ['ls-tree', '-r', '--name-only', '-z', remote];
+  return (await git(args)).stdout.toString('utf8').split('\0').filter(Boolean);
+}
+
+export async function mergeRemote(rc: RoundContext, remote: string, diverged: Diverged): Promise<RoundResult> {
+  const { git, files } = rc;
+  const result: RoundResult = { written: { templates: [], roles: [] }, touched: { templates: [], roles: [] }, ownFiles: false };
+  const head = await revOrNull(rc.git, 'HEAD');
+  if (head && (await isAncestor(git, remote, head))) return result;
+  const base = head ? await mergeBase(git, head, remote) : null;
+  const templates = new Set<string>();
+  const roles = new Set<string>();
+  const plain = new Set<string>();
+  for (const p of await changedOnRemote(git, base, remote)) {
+    const u = unitOf(p);
+    if (u?.kind === 'template') templates.add(u.name);
+    else if (u?.kind === 'role') roles.add(u.name);
+    else if (u?.kind === 'plain') plain.add(u.path);
+  }
+  const paths: string[] = [];
+  const at: DivergedAt = { base, remote };
+  const mark = (kind: 'templates' | 'roles', name: string, conflict: boolean) => {
+    const had = name in diverged[kind];
+    if (conflict) diverged[kind][name] = at;
+    else delete diverged[kind][name];
+    if (had || conflict) result.touched[kind].push(name);
+  };
+  // kept bases first: a template merged below may name one
+  for (const path of [...plain].sort()) {
+    const [b, r] = [await blobAt(git, base, path), await blobAt(git, remote, path)];
+    const out = await files.plain(path, (local) => mergePlainFile(b, local, r));
+    if (out.kind === 'write') paths.push(path);
+  }
+  for (const name of [...templates].sort()) {
+    const [yp, mp] = templatePaths(name);
+    const b = { yaml: await blobAt(git, base, yp), marker: await blobAt(git, base, mp) };
+    const r = { yaml: await blobAt(git, remote, yp), marker: await blobAt(git, remote, mp) };
+    const shipped = files.shipped(name);
+    const mc = { shippedHash: shipped?.hash ?? null, shippedText: shipped?.text ?? null, valid: (s: string) => files.valid(name, s) };
+    const out = await files.template(name, (local) => mergeTemplate(b, local, r, mc));
+    if ((out.kind === 'write' && out.how === 'merged') || out.kind === 'conflict') result.ownFiles = true;
+    if (out.kind === 'write') {
+      paths.push(yp, mp);
+      result.written.templates.push(name);
+    }
+    mark('templates', name, out.kind === 'conflict');
+  }
+  for (const name of [...roles].sort()) {
+    const rp = rolePaths(name);
+    const side = async (c: string | null) => ({ role_md: await blobAt(git, c, rp[0]), kit: await blobAt(git, c, rp[1]), marker: await blobAt(git, c, rp[2]) });
+    const [b, r] = [await side(base), await side(remote)];
+    // a role is small and its kit is JSON: a change on both sides is a conflict, never a line merge
+    const out = await files.role(name, (local) => oneSide(b, local, r) ?? { kind: 'conflict', why: 'lines' });
+    if (out.kind === 'conflict') result.ownFiles = true;
+    if (out.kind === 'write') {
+      paths.push(...rp);
+      result.written.roles.push(name);
+    }
+    mark('roles', name, out.kind === 'conflict');
+  }
+  await rc.history.exclusive(() => commitMerge(rc, remote, paths, result, diverged));
+  return result;
+}
+
+function subject(rc: RoundContext, r: RoundResult, diverged: Diverged): string {
+  const names = [...r.written.templates, ...r.written.roles.map((n) => `role ${n}`)];
+  const left = [...Object.keys(diverged.templates), ...Object.keys(diverged.roles).map((n) => `role ${n}`)];
+  const took = names.length ? `: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}` : '';
+  return `sync with ${rc.remoteLabel}${took}${left.length ? ` (diverged: ${left.join(', ')})` : ''}`;
+}
+
+/**
+ * A merge commit of HEAD's tree with the written paths as they are on disk
+ * now, built in a scratch index so the commit queue's own index is never
+ * touched; or, over a HEAD the remote already holds, a fast-forward.
+ */
+async function commitMerge(rc: RoundContext, remote: string, paths: string[], r: RoundResult, diverged: Diverged): Promise<void> {
+  const { git } = rc;
+  const env = { GIT_INDEX_FILE: rc.scratchIndex };
+  const head = await revOrNull(git, 'HEAD');
+  if (head && (await isAncestor(git, remote, head))) return;
+  let next = remote;
+  // this desk had nothing of its own since: HEAD moves to the remote's head, whose files were just written
+  if (head && (r.ownFiles || !(await isAncestor(git, head, remote)))) {
+    await git(['read-tree', head], { env });
+    if (paths.length) await git(['update-index', '--add', '--remove', '-z', '--stdin'], { env, input: `${paths.join('\0')}\0` });
+    const tree = (await git(['write-tree'], { env })).stdout.toString('utf8').trim();
+    const msg = subject(rc, r, diverged);
+    next = (await git(['commit-tree', tree, '-p', head, '-p', remote, '-m', msg], { env: rc.identity })).stdout.toString('utf8').trim();
+  }
+  await git(head ? ['update-ref', '-m', 'desk sync', 'HEAD', next, head] : ['update-ref', '-m', 'desk sync', 'HEAD', next]);
+  // the working index follows HEAD, so a plain `git status` in the root shows no phantom changes
+  await git(['read-tree', 'HEAD']).catch(() => {});
+}

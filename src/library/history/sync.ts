@@ -1,0 +1,298 @@
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LibraryLogger } from '../context.js';
+import type { Library } from '../types.js';
+import { type Git, GitError, gitIn, gitLine } from './sync-git.js';
+import { blobAt, type Diverged, type DivergedAt, mergeRemote, revOrNull } from './sync-round.js';
+
+/**
+ * Sync with the team's remote (docs/history.md, Sync): after each commit
+ * this desk pushes; every interval, and when asked, it fetches the remote's
+ * branch and merges it (sync-round.ts). One thing at a time: pushes and
+ * rounds run in one chain. A remote that cannot be reached fails the step,
+ * which is recorded as `last_error` and tried again at the next round; a save
+ * never waits for any of it.
+ */
+
+export interface SyncOptions {
+  /** a URL or a path to a bare repository (DESK_LIBRARY_REMOTE) */
+  remote: string;
+  /** ms between rounds (DESK_SYNC_INTERVAL × 1000) */
+  intervalMs: number;
+  /** `Name <email>` for merge commits; default `desk <desk@localhost>` (DESK_AUTHOR) */
+  author?: string;
+  logger?: LibraryLogger;
+  /** clock, for last_sync. Default Date.now */
+  now?: () => number;
+}
+
+export interface SyncStatus {
+  remote: string;
+  ahead: number;
+  behind: number;
+  last_sync: string | null;
+  last_error: string | null;
+  diverged: string[];
+  diverged_roles: string[];
+}
+
+/** The remote's branch as last fetched. */
+const REMOTE_REF = 'refs/desk-sync/remote';
+const STORE = 'desk-sync.json';
+
+/** Credentials in a URL stay out of answers, logs and commit messages. */
+export function remoteLabel(remote: string): string {
+  try {
+    const u = new URL(remote);
+    if (u.password || u.username) {
+      u.password = '';
+      u.username = '';
+      return u.toString();
+    }
+  } catch {
+    // a path or scp-like address
+  }
+  return remote;
+}
+
+/** A push refused because the remote's branch is not where the last fetch left it. */
+const moved = (e: unknown): boolean => e instanceof GitError && /rejected|fetch first|non-fast-forward|cannot lock ref|failed to update ref/i.test(e.stderr);
+
+const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
+
+function identityEnv(author: string): Record<string, string> {
+  const m = /^\s*(.*?)\s*<([^>]*)>\s*$/.exec(author);
+  const name = m?.[1] || 'desk';
+  const email = m?.[2] || 'desk@localhost';
+  return { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
+}
+
+export class LibrarySync {
+  readonly label: string;
+  private readonly git: Git;
+  private readonly logger: LibraryLogger;
+  private readonly now: () => number;
+  private chain: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private pushWanted = false;
+  private stopped = false;
+  private lastSync: number | null = null;
+  private lastError: string | null = null;
+  private diverged: Diverged = { templates: {}, roles: {} };
+  private gitDir: string | null = null;
+  private unsubscribe: (() => void)[] = [];
+
+  constructor(
+    private readonly library: Library,
+    private readonly options: SyncOptions,
+  ) {
+    if (!library.root) throw new Error('sync needs a library root');
+    this.git = gitIn(library.root);
+    this.label = remoteLabel(options.remote);
+    this.logger = options.logger ?? silent;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Reads what an earlier run left diverged, then syncs at once and every interval. */
+  async start(): Promise<void> {
+    const h = this.library.history;
+    if (!h.enabled || !this.library.syncFiles) {
+      this.lastError = `history is off (${h.disabled ?? 'no library root'}), so there is nothing to sync`;
+      return;
+    }
+    this.gitDir = await gitLine(this.git, ['rev-parse', '--absolute-git-dir']);
+    await this.load();
+    this.unsubscribe.push(h.onCommit(() => this.schedulePush()));
+    this.unsubscribe.push(
+      this.library.syncFiles.onResolved((kind, name) => {
+        delete this.diverged[kind][name];
+        void this.save();
+      }),
+    );
+    this.timer = setInterval(() => void this.sync().catch(() => {}), this.options.intervalMs);
+    this.timer.unref();
+    void this.sync().catch(() => {});
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    for (const u of this.unsubscribe) u();
+    await this.chain.catch(() => {});
+  }
+
+  private run<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(task, task);
+    this.chain = next.catch(() => {});
+    return next;
+  }
+
+  /** After a commit: one push soon, however many commits land meanwhile. */
+  private schedulePush(): void {
+    if (this.pushWanted || this.stopped) return;
+    this.pushWanted = true;
+    void this.run(async () => {
+      this.pushWanted = false;
+      if (this.stopped) return;
+      try {
+        await this.push();
+      } catch (e) {
+        // the remote moved on since the last fetch: a whole round merges it first
+        if (!moved(e)) return this.fail('push', e);
+        await this.round().catch((err) => this.fail('sync', err));
+      }
+    });
+  }
+
+  /** Fetch, merge, push; the status after. Failures are recorded, never thrown. */
+  sync(): Promise<SyncStatus> {
+    return this.run(async () => {
+      if (!this.stopped && this.gitDir) {
+        try {
+          await this.round();
+          this.lastSync = this.now();
+          this.lastError = null;
+        } catch (e) {
+          this.fail('sync', e);
+        }
+      }
+      return this.status();
+    });
+  }
+
+  private fail(step: string, e: unknown): void {
+    this.lastError = e instanceof GitError ? e.message : `${step}: ${(e as Error).message}`;
+    this.logger.warn({ step, remote: this.label, err: this.lastError }, 'sync with the remote failed; the next round tries again');
+  }
+
+  private async branch(): Promise<string> {
+    return (await gitLine(this.git, ['symbolic-ref', '--short', '-q', 'HEAD']).catch(() => '')) || 'main';
+  }
+
+  private async fetch(branch: string): Promise<string | null> {
+    try {
+      await this.git(['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', this.options.remote, `+refs/heads/${branch}:${REMOTE_REF}`]);
+    } catch (e) {
+      // an empty remote (nobody pushed yet) has no branch to fetch: nothing to merge
+      if (e instanceof GitError && /couldn't find remote ref/i.test(e.stderr)) return null;
+      throw e;
+    }
+    return revOrNull(this.git, REMOTE_REF);
+  }
+
+  /** Fetch, merge, push; again (up to three times) when another desk pushed in between. */
+  private async round(): Promise<void> {
+    // every landed save is in HEAD before the merge reads it
+    await this.library.history.settle();
+    const branch = await this.branch();
+    for (let attempt = 1; ; attempt++) {
+      const remote = await this.fetch(branch);
+      if (remote) await this.mergeFrom(remote);
+      try {
+        await this.push(branch);
+        return;
+      } catch (e) {
+        if (attempt >= 3 || !moved(e)) throw e;
+      }
+    }
+  }
+
+  private async mergeFrom(remote: string): Promise<void> {
+    const r = await mergeRemote(
+      {
+        git: this.git,
+        files: this.library.syncFiles!,
+        history: this.library.history,
+        identity: identityEnv(this.options.author ?? 'desk <desk@localhost>'),
+        scratchIndex: join(this.gitDir!, 'desk-sync-index'),
+        remoteLabel: this.label,
+      },
+      remote,
+      this.diverged,
+    );
+    this.library.syncFiles!.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
+    if (r.touched.templates.length || r.touched.roles.length) await this.save();
+    await this.announce(new Set([...r.written.templates, ...r.touched.templates]), new Set([...r.written.roles, ...r.touched.roles]));
+    if (r.written.templates.length || r.written.roles.length || r.touched.templates.length) {
+      this.logger.info({ remote: this.label, written: r.written, diverged: Object.keys(this.diverged.templates) }, 'synced with the remote');
+    }
+  }
+
+  /** The page listens for these: what loads for each name now. */
+  private async announce(templates: Set<string>, roles: Set<string>): Promise<void> {
+    for (const name of templates) {
+      const t = await this.library.getTemplate(name).catch(() => null);
+      this.library.events.publish('template.changed', { name, state: t?.state ?? null, etag: t?.etag ?? null });
+    }
+    for (const name of roles) {
+      const r = await this.library.getRole(name).catch(() => null);
+      this.library.events.publish('role.changed', { name, state: r?.state ?? null, etag: r?.etag ?? null });
+    }
+  }
+
+  private async push(branch?: string): Promise<void> {
+    if (!this.gitDir) return;
+    const head = await revOrNull(this.git, 'HEAD');
+    if (!head) return;
+    const remote = await revOrNull(this.git, REMOTE_REF);
+    if (remote === head) return;
+    await this.git(['push', '--quiet', '--no-verify', this.options.remote, `${head}:refs/heads/${branch ?? (await this.branch())}`]);
+    await this.git(['update-ref', REMOTE_REF, head]);
+    this.lastError = null;
+  }
+
+  async status(): Promise<SyncStatus> {
+    const base = {
+      remote: this.label,
+      last_sync: this.lastSync === null ? null : new Date(this.lastSync).toISOString(),
+      last_error: this.lastError,
+      diverged: Object.keys(this.diverged.templates).sort(),
+      diverged_roles: Object.keys(this.diverged.roles).sort(),
+    };
+    if (!this.gitDir) return { ...base, ahead: 0, behind: 0 };
+    const head = await revOrNull(this.git, 'HEAD');
+    const remote = await revOrNull(this.git, REMOTE_REF);
+    const count = async (range: string) => Number(await gitLine(this.git, ['rev-list', '--count', range]).catch(() => '0')) || 0;
+    const ahead = head ? (remote ? await count(`${remote}..${head}`) : await count(head)) : 0;
+    const behind = remote ? (head ? await count(`${head}..${remote}`) : await count(remote)) : 0;
+    return { ...base, ahead, behind };
+  }
+
+  /** Where a diverged template's conflict came from, with both other versions' bytes; null when it is not diverged. */
+  async divergedTemplate(name: string): Promise<(DivergedAt & { remote_source: string | null; base_source: string | null }) | null> {
+    const at = this.diverged.templates[name];
+    if (!at) return null;
+    const path = `templates/${name}.yaml`;
+    const [r, b] = [await blobAt(this.git, at.remote, path), await blobAt(this.git, at.base, path)];
+    return { ...at, remote_source: r?.toString('utf8') ?? null, base_source: b?.toString('utf8') ?? null };
+  }
+
+  /** Keep mine: this desk's files stand (the merge commit already holds them); the name is no longer diverged. */
+  async keep(kind: 'templates' | 'roles', name: string): Promise<boolean> {
+    if (!this.diverged[kind][name]) return false;
+    delete this.diverged[kind][name];
+    this.library.syncFiles?.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
+    await this.save();
+    await this.announce(new Set(kind === 'templates' ? [name] : []), new Set(kind === 'roles' ? [name] : []));
+    return true;
+  }
+
+  /** The diverged names live in the git folder: this desk's own bookkeeping, never committed or pushed. */
+  private async load(): Promise<void> {
+    try {
+      const d = JSON.parse(await readFile(join(this.gitDir!, STORE), 'utf8')) as Partial<Diverged>;
+      this.diverged = { templates: { ...d.templates }, roles: { ...d.roles } };
+    } catch {
+      this.diverged = { templates: {}, roles: {} };
+    }
+    this.library.syncFiles?.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
+  }
+
+  private async save(): Promise<void> {
+    const path = join(this.gitDir!, STORE);
+    const tmp = `${path}.${randomBytes(4).toString('hex')}`;
+    await writeFile(tmp, JSON.stringify(this.diverged));
+    await rename(tmp, path);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The sync with the team's remote (docs/api.md, Sync; docs/history.md,
+ * Sync). Node-free, so the page imports the types.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+
+export const SyncStatusSchema = Type.Object(
+  {
+    remote: Type.String({ description: 'DESK_LIBRARY_REMOTE, any password in a URL left out' }),
+    ahead: Type.Integer({ minimum: 0, description: 'commits here the remote has not got (as last fetched)' }),
+    behind: Type.Integer({ minimum: 0, description: 'commits on the remote not merged here (as last fetched)' }),
+    last_sync: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the last fetch and merge succeeded' }),
+    last_error: Type.Union([Type.String(), Type.Null()], { description: 'why the last push or sync failed; null once one succeeds' }),
+    diverged: Type.Array(Type.String(), { description: 'templates changed on both sides that could not be merged: the local copy is kept' }),
+    diverged_roles: Type.Array(Type.String(), { description: 'the same for roles' }),
+  },
+  { additionalProperties: false },
+);
+export type SyncStatus = Static<typeof SyncStatusSchema>;
+
+/** GET /sync/templates/:name: a diverged template's other versions. */
+export const DivergedTemplateSchema = Type.Object(
+  {
+    name: Type.String(),
+    remote: Type.String({ description: "the remote's commit the conflict came from; diff against it with ?against=version:<remote>" }),
+    base: Type.Union([Type.String(), Type.Null()], { description: 'the merge base, or null when the two histories share none' }),
+    remote_source: Type.Union([Type.String(), Type.Null()], { description: "the remote's version; null when the remote removed it" }),
+    base_source: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export type DivergedTemplate = Static<typeof DivergedTemplateSchema>;

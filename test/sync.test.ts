@@ -1,0 +1,211 @@
+/**
+ * Two desks, one library (docs/history.md, Sync): two apps on two roots
+ * sharing one bare repository on disk, synced by hand (POST /sync) so each
+ * step is in the test's order. test/sync-process.test.ts runs the same with
+ * real servers on their interval.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { App } from '../src/app.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import type { SyncStatus } from '../src/schema/sync.js';
+import { ALPHA, API, BETA, type Fixture, fixture } from './http-fixture.js';
+
+interface Desk {
+  fx: Fixture;
+  app: App;
+}
+
+const HOUR = 3_600_000;
+let bare: string;
+let desks: Desk[] = [];
+
+async function desk(remote = bare): Promise<Desk> {
+  const fx = await fixture();
+  // the interval is out of the way: every sync here is asked for
+  const app = await fx.open({ sync: { remote, intervalMs: HOUR } });
+  await app.ready();
+  const d = { fx, app };
+  desks.push(d);
+  return d;
+}
+
+const sync = async (d: Desk): Promise<SyncStatus> => {
+  const r = await d.app.inject({ method: 'POST', url: `${API}/sync` });
+  expect(r.statusCode).toBe(200);
+  return r.json();
+};
+const get = async (d: Desk, name: string) => {
+  const r = await d.app.inject({ method: 'GET', url: `${API}/templates/${name}` });
+  return { ...r.json(), etag: r.headers.etag };
+};
+const save = async (d: Desk, name: string, source: string, etag?: string) => {
+  const r = await d.app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source }, headers: etag ? { 'if-match': etag } : {} });
+  expect(r.statusCode, r.body).toBe(200);
+  return { ...r.json(), etag: r.headers.etag };
+};
+
+beforeEach(async () => {
+  bare = await mkdtemp(join(tmpdir(), 'desk-remote-'));
+  execFileSync('git', ['init', '--bare', '-q', '-b', 'main', bare]);
+});
+
+afterEach(async () => {
+  for (const d of desks) {
+    await d.app.close();
+    await d.fx.cleanup();
+  }
+  desks = [];
+  await rm(bare, { recursive: true, force: true });
+});
+
+const alphaWith = (profile: string) => ALPHA.replace('work: { type: model, role: worker, profile: read_only }', `work: { type: model, role: worker, profile: ${profile} }`);
+const alphaPurpose = (p: string) => ALPHA.replace('purpose: one worker then a gate', `purpose: ${p}`);
+
+describe('sync with a remote', () => {
+  it('a save on A appears on B after a sync, and both stand level', async () => {
+    const [a, b] = [await desk(), await desk()];
+    await save(a, 'alpha', alphaPurpose('changed on A'));
+    expect((await sync(a)).ahead).toBe(0);
+    const s = await sync(b);
+    expect(s).toMatchObject({ ahead: 0, behind: 0, last_error: null, diverged: [] });
+    const got = await get(b, 'alpha');
+    expect(got.source).toBe(alphaPurpose('changed on A'));
+    // the marker came along: the copy reads as the service wrote it
+    expect(got).toMatchObject({ state: 'edited', edited_outside: false });
+    // B's merge reached the remote too; A takes it without a conflict
+    expect(await sync(a)).toMatchObject({ ahead: 0, behind: 0, diverged: [] });
+  });
+
+  it('edits of different templates on both desks both survive', async () => {
+    const [a, b] = [await desk(), await desk()];
+    await save(a, 'alpha', alphaPurpose('from A'));
+    await save(b, 'beta', BETA.replace('purpose: alpha with a review', 'purpose: from B'));
+    await save(b, 'mine', ALPHA.replace('name: alpha', 'name: mine'));
+    await sync(a);
+    await sync(b);
+    await sync(a);
+    for (const d of [a, b]) {
+      expect((await get(d, 'alpha')).source).toBe(alphaPurpose('from A'));
+      expect((await get(d, 'beta')).source).toContain('purpose: from B');
+      expect((await get(d, 'mine')).state).toBe('custom');
+    }
+  });
+
+  it('changes to different lines of one template merge', async () => {
+    const [a, b] = [await desk(), await desk()];
+    await sync(b);
+    // each desk pushes after its commit: A's lands first, so B is the one that merges
+    await save(a, 'alpha', alphaPurpose('from A'));
+    await sync(a);
+    await save(b, 'alpha', alphaWith('workspace_write'));
+    const s = await sync(b);
+    expect(s.diverged).toEqual([]);
+    const merged = alphaPurpose('from A').replace('profile: read_only }', 'profile: workspace_write }');
+    expect((await get(b, 'alpha')).source).toBe(merged);
+    await sync(a);
+    expect((await get(a, 'alpha')).source).toBe(merged);
+  });
+
+  it('a conflict keeps the local copy as diverged; rebasing onto the remote settles it on both desks', async () => {
+    const [a, b] = [await desk(), await desk()];
+    await sync(b);
+    await save(a, 'alpha', alphaPurpose('purpose of A'));
+    await sync(a);
+    const mine = await save(b, 'alpha', alphaPurpose('purpose of B'));
+    const s = await sync(b);
+    expect(s.diverged).toEqual(['alpha']);
+    const local = await get(b, 'alpha');
+    expect(local).toMatchObject({ state: 'diverged', source: alphaPurpose('purpose of B'), etag: mine.etag });
+    const other = (await b.app.inject({ method: 'GET', url: `${API}/sync/templates/alpha` })).json();
+    expect(other.remote_source).toBe(alphaPurpose('purpose of A'));
+    // the remote's version is in this desk's history: the diff against it is the ordinary one
+    const diff = await b.app.inject({ method: 'GET', url: `${API}/templates/alpha/diff?against=version:${other.remote}` });
+    expect(diff.statusCode).toBe(200);
+    expect(diff.json().identical).toBe(false);
+
+    const rebase = (await b.app.inject({ method: 'POST', url: `${API}/sync/templates/alpha/rebase` })).json();
+    expect(rebase.conflicts).toBe(1);
+    // the page offers each conflict as a choice: take the remote's side
+    const chosen = rebase.parts.map((p: { kind: string; text?: string; shipped?: string }) => (p.kind === 'clean' ? p.text : p.shipped)).join('');
+    expect(chosen).toBe(alphaPurpose('purpose of A'));
+    const saved = await save(b, 'alpha', alphaPurpose('purpose of A and B'), local.etag);
+    expect(saved.state).toBe('edited');
+    const after = await sync(b);
+    expect(after.diverged).toEqual([]);
+    await sync(a);
+    expect((await get(a, 'alpha')).source).toBe(alphaPurpose('purpose of A and B'));
+    expect((await sync(a)).diverged).toEqual([]);
+  });
+
+  it('keep mine settles a conflict with the local copy, which the other desk then gets', async () => {
+    const [a, b] = [await desk(), await desk()];
+    await sync(b);
+    await save(a, 'beta', BETA.replace('purpose: alpha with a review', 'purpose: A'));
+    await sync(a);
+    await save(b, 'beta', BETA.replace('purpose: alpha with a review', 'purpose: B'));
+    expect((await sync(b)).diverged).toEqual(['beta']);
+    const stale = await b.app.inject({ method: 'POST', url: `${API}/sync/templates/beta/keep`, headers: { 'if-match': '"0000"' } });
+    expect(stale.statusCode).toBe(412);
+    const etag = (await get(b, 'beta')).etag;
+    const kept = await b.app.inject({ method: 'POST', url: `${API}/sync/templates/beta/keep`, headers: { 'if-match': etag } });
+    expect(kept.statusCode).toBe(200);
+    expect(kept.json().diverged).toEqual([]);
+    expect((await get(b, 'beta')).state).toBe('edited');
+    const again = await b.app.inject({ method: 'POST', url: `${API}/sync/templates/beta/keep` });
+    expect(again.json().code).toBe('state_conflict');
+    await sync(a);
+    expect((await get(a, 'beta')).source).toContain('purpose: B');
+  });
+
+  it('a merge that does not validate is a conflict, never written', async () => {
+    const [a, b] = [await desk(), await desk()];
+    await sync(b);
+    // A removes the gate's cord, B points the cord at a new node: each valid, together a dangling cord
+    const cut = ALPHA.replace('  gate: { type: builtin, builtin: human_gate }\n', '').replace('cords:\n  - { from: work.done, to: gate.in }\n', 'cords: []\n');
+    await save(a, 'alpha', cut);
+    await sync(a);
+    await save(b, 'alpha', ALPHA.replace('  - { from: work.done, to: gate.in }\n', '  - { from: work.done, to: gate.in }\n  - { from: gate.approved, to: work.start }\n'));
+    const s = await sync(b);
+    expect(s.diverged).toEqual(['alpha']);
+    expect((await get(b, 'alpha')).valid).toBe(true);
+  });
+
+  it('a remote that cannot be reached never blocks a save; the next sync catches up', async () => {
+    const missing = join(bare, 'not-yet.git');
+    const a = await desk(missing);
+    await save(a, 'alpha', alphaPurpose('offline'));
+    const s = await sync(a);
+    expect(s.last_error).not.toBeNull();
+    expect(s.last_sync).toBeNull();
+    execFileSync('git', ['init', '--bare', '-q', '-b', 'main', missing]);
+    const t = await sync(a);
+    expect(t).toMatchObject({ last_error: null, ahead: 0 });
+    expect(execFileSync('git', ['--git-dir', missing, 'show', 'main:templates/alpha.yaml'], { encoding: 'utf8' })).toBe(alphaPurpose('offline'));
+  });
+
+  it('without a remote the sync routes answer no_remote', async () => {
+    const fx = await fixture();
+    const app = await fx.open();
+    desks.push({ fx, app });
+    const r = await app.inject({ method: 'GET', url: `${API}/sync` });
+    expect(r.statusCode).toBe(409);
+    expect(r.json().code).toBe('no_remote');
+  });
+});
+
+describe('DESK_LIBRARY_REMOTE and DESK_SYNC_INTERVAL', () => {
+  it('default to no remote and 60 s; a path is taken from the working directory, a URL as it is', () => {
+    expect(loadConfig({}, '/w')).toMatchObject({ libraryRemote: null, syncInterval: 60 });
+    expect(loadConfig({ DESK_LIBRARY_REMOTE: 'team.git', DESK_SYNC_INTERVAL: '5' }, '/w')).toMatchObject({ libraryRemote: '/w/team.git', syncInterval: 5 });
+    expect(loadConfig({ DESK_LIBRARY_REMOTE: 'https://git.example/lib.git' }, '/w').libraryRemote).toBe('https://git.example/lib.git');
+    expect(loadConfig({ DESK_LIBRARY_REMOTE: 'git@host:lib.git' }, '/w').libraryRemote).toBe('git@host:lib.git');
+  });
+
+  it.each(['0', '-1', '1.5', 'soon', '86401'])('refuses DESK_SYNC_INTERVAL=%s', (v) => {
+    expect(() => loadConfig({ DESK_SYNC_INTERVAL: v }, '/w')).toThrow(ConfigError);
+  });
+});
