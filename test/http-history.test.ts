@@ -6,6 +6,7 @@
  */
 import type { InjectOptions } from 'fastify';
 import { describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.js';
 import { ALPHA, API, fixture, openApp, WORKER_MD } from './http-fixture.js';
 
 const ctx = openApp();
@@ -230,10 +231,15 @@ describe('GET /history', () => {
 });
 
 describe('history off', () => {
-  test('without a library root every history route is 503 history_unavailable', async () => {
-    const fx = await fixture({ root: false });
-    const app = await fx.open();
+  test.each([
+    ['git is missing', { git: '/nonexistent/git' }],
+    ['there is no library root', null],
+  ] as const)('when %s every history route is 503 history_unavailable; with a root a save still works', async (_, history) => {
+    const fx = await fixture({ root: history !== null });
+    // with a root, a save still lands when git is missing: history is off, not the library
+    const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, ...(history ? { history } : {}) }, web: false });
     try {
+      if (history) expect((await app.inject({ method: 'PUT', url: `${API}/templates/alpha`, payload: { source: alphaWith(1) } })).statusCode).toBe(200);
       const c = '0'.repeat(40);
       for (const [method, url, payload] of [
         ['GET', '/templates/alpha/history'],
