@@ -129,6 +129,9 @@ describe('sync with a remote', () => {
 
     const rebase = (await b.app.inject({ method: 'POST', url: `${API}/sync/templates/alpha/rebase` })).json();
     expect(rebase.conflicts).toBe(1);
+    // over the shipped bytes both copies were made from: only the purpose line conflicts
+    expect(rebase.parts.filter((p: { kind: string }) => p.kind === 'clean').length).toBeGreaterThan(0);
+    expect(rebase.parts.find((p: { kind: string }) => p.kind === 'conflict')).toMatchObject({ copy: '  purpose: purpose of B\n', shipped: '  purpose: purpose of A\n' });
     // the page offers each conflict as a choice: take the remote's side
     const chosen = rebase.parts.map((p: { kind: string; text?: string; shipped?: string }) => (p.kind === 'clean' ? p.text : p.shipped)).join('');
     expect(chosen).toBe(alphaPurpose('purpose of A'));

@@ -24,8 +24,10 @@ export const DivergedTemplateSchema = Type.Object(
     name: Type.String(),
     remote: Type.String({ description: "the remote's commit the conflict came from; diff against it with ?against=version:<remote>" }),
     base: Type.Union([Type.String(), Type.Null()], { description: 'the merge base, or null when the two histories share none' }),
-    remote_source: Type.Union([Type.String(), Type.Null()], { description: "the remote's version; null when the remote removed it" }),
-    base_source: Type.Union([Type.String(), Type.Null()]),
+    remote_source: Type.Union([Type.String(), Type.Null()], {
+      description: "what loads on the remote: its copy, or the shipped bytes when it has none; null when a custom template was removed there",
+    }),
+    base_source: Type.Union([Type.String(), Type.Null()], { description: 'what loaded at the merge base, the same way; null when there is none' }),
   },
   { additionalProperties: false },
 );

@@ -259,13 +259,16 @@ export class LibrarySync {
     return { ...base, ahead, behind };
   }
 
-  /** Where a diverged template's conflict came from, with both other versions' bytes; null when it is not diverged. */
+  /** Where a diverged template's conflict came from, with the text that loaded at each (null: nothing did); null when it is not diverged. */
   async divergedTemplate(name: string): Promise<(DivergedAt & { remote_source: string | null; base_source: string | null }) | null> {
     const at = this.diverged.templates[name];
     if (!at) return null;
     const path = `templates/${name}.yaml`;
     const [r, b] = [await blobAt(this.git, at.remote, path), await blobAt(this.git, at.base, path)];
-    return { ...at, remote_source: r?.toString('utf8') ?? null, base_source: b?.toString('utf8') ?? null };
+    // no copy of a shipped name on a side: its shipped bytes are what loaded there
+    const shipped = this.library.syncFiles?.shipped(name)?.text ?? null;
+    const text = (x: Buffer | null) => x?.toString('utf8') ?? shipped;
+    return { ...at, remote_source: text(r), base_source: at.base === null ? null : text(b) };
   }
 
   /** Keep mine: this desk's files stand (the merge commit already holds them); the name is no longer diverged. */
