@@ -5,6 +5,7 @@ import { libraryView, refreshLibrary } from './list.js';
 import { newTemplateView } from './new-template.js';
 import { proposalHint, proposalsView, refreshProposalCount } from './proposals.js';
 import { startLive } from './live.js';
+import { syncIndicator } from './sync-indicator.js';
 import { rolePage } from './roles.js';
 import { type Tab, TemplatePage } from './template-view.js';
 import { invalidateCatalogue } from './validator.js';
@@ -129,6 +130,8 @@ document.addEventListener('keydown', (ev) => {
 });
 void banner();
 void route();
+// shown only when the service syncs with a team remote
+const sync = syncIndicator(document.getElementById('sync-indicator') ?? document.createElement('p'));
 
 /**
  * Live updates (live.ts). The open list is drawn again in place — the
@@ -153,6 +156,7 @@ startLive((e) => {
     if (relist) clearTimeout(relist);
     relist = setTimeout(() => void redrawList(), 100);
   }
+  if (e.type === 'template.changed' || e.type === 'role.changed') sync.refresh();
   if (e.type === 'template.changed' && page?.name === e.data.name) page.changedElsewhere(e.data.etag);
   if (e.type === 'resync') void page?.recheck();
   if (e.type === 'proposal.created' || e.type === 'proposal.decided') proposalHint(e.type === 'proposal.created' ? 'created' : 'decided', e.data);

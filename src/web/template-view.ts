@@ -9,6 +9,7 @@ import { fillHistoryPanel } from './history-view.js';
 import type { Card } from '../schema/card.js';
 import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
 import { duplicateForm } from './duplicate.js';
+import { divergedPanel } from './sync-diverged.js';
 import { badge, confirmInline, errorText, say, showState } from './ui.js';
 
 export type Tab = 'source' | 'card' | 'diff' | 'launch' | 'history';
@@ -222,6 +223,9 @@ export class TemplatePage {
     if (canRebase(d.state)) {
       this.toolbar.append(h('button', { type: 'button', onclick: () => void this.rebase() }, 'Preview rebase'));
     }
+    if (d.state === 'diverged') {
+      this.toolbar.append(h('button', { type: 'button', onclick: () => void this.diverged() }, 'Settle with the team library'));
+    }
     if (d.state === 'custom') {
       this.toolbar.append(h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete'));
     }
@@ -378,6 +382,34 @@ export class TemplatePage {
       );
     } catch (e) {
       this.failed('No rebase', e);
+    }
+  }
+
+  /** The diverged state's actions (sync-diverged.ts): compare with the team's version, rebase onto it, keep mine. */
+  private async diverged(): Promise<void> {
+    clear(this.notices);
+    try {
+      this.notices.append(
+        await divergedPanel(this.name, this.detail.source, {
+          use: (merged) => {
+            this.editor.setText(merged);
+            clear(this.notices);
+            say('Merged text loaded into the editor; check it, then save.', this.toolbar);
+          },
+          keep: async () => {
+            try {
+              await this.write('POST', `/sync/templates/${enc(this.name)}/keep`, { body: {}, ifMatch: this.etag });
+              clear(this.notices);
+              await this.refresh('Kept your copy.');
+            } catch (e) {
+              this.failed('Not kept', e);
+            }
+          },
+          close: () => clear(this.notices),
+        }),
+      );
+    } catch (e) {
+      this.failed('No team version', e);
     }
   }
 
