@@ -104,7 +104,10 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
   }
 
   // the app's library syncs with the remote from when the app is ready until it closes (before the library does)
-  const sync = options.sync && library.root ? new LibrarySync(library, { ...options.sync, logger: app.log.child({ component: 'sync' }) }) : null;
+  // merge commits carry the same author as the library's own commits (DESK_AUTHOR)
+  const author = options.libraryOptions?.history?.author;
+  const syncOptions = options.sync && { ...(author ? { author } : {}), ...options.sync, logger: app.log.child({ component: 'sync' }) };
+  const sync = syncOptions && library.root ? new LibrarySync(library, syncOptions) : null;
   if (sync) {
     app.addHook('onReady', async () => sync.start());
     app.addHook('preClose', async () => sync.stop());
