@@ -177,6 +177,53 @@ describe('sync with a remote', () => {
     expect((await get(b, 'alpha')).valid).toBe(true);
   });
 
+  it('a custom template removed on one desk goes on the other', async () => {
+    const [a, b] = [await desk(), await desk()];
+    await save(a, 'mine', ALPHA.replace('name: alpha', 'name: mine'));
+    await sync(a);
+    await sync(b);
+    expect((await get(b, 'mine')).state).toBe('custom');
+    expect((await a.app.inject({ method: 'DELETE', url: `${API}/templates/mine` })).statusCode).toBe(204);
+    await sync(a);
+    await sync(b);
+    expect((await b.app.inject({ method: 'GET', url: `${API}/templates/mine` })).statusCode).toBe(404);
+    expect(await b.fx.read('templates', 'mine.yaml')).toBeNull();
+  });
+
+  it('roles: a change on one side is taken; changes on both diverge, and keep settles them', async () => {
+    const [a, b] = [await desk(), await desk()];
+    await sync(b);
+    const role = (d: Desk, md: string) => d.app.inject({ method: 'POST', url: `${API}/role`, payload: { name: 'worker', role_md: md } });
+    expect((await role(a, '# Worker\n\nFrom A.\n')).statusCode).toBe(200);
+    await sync(a);
+    await sync(b);
+    const got = (await b.app.inject({ method: 'GET', url: `${API}/roles/worker` })).json();
+    expect(got.role_md).toBe('# Worker\n\nFrom A.\n');
+    await role(a, '# Worker\n\nA again.\n');
+    await sync(a);
+    await role(b, '# Worker\n\nB instead.\n');
+    const s = await sync(b);
+    expect(s.diverged_roles).toEqual(['worker']);
+    const r = await b.app.inject({ method: 'GET', url: `${API}/roles/worker` });
+    expect(r.json()).toMatchObject({ state: 'diverged', role_md: '# Worker\n\nB instead.\n' });
+    const kept = await b.app.inject({ method: 'POST', url: `${API}/sync/roles/worker/keep`, headers: { 'if-match': r.headers.etag as string } });
+    expect(kept.json().diverged_roles).toEqual([]);
+  });
+
+  it('a diverged name stays diverged across a restart', async () => {
+    const [a, b] = [await desk(), await desk()];
+    await sync(b);
+    await save(a, 'alpha', alphaPurpose('A'));
+    await sync(a);
+    await save(b, 'alpha', alphaPurpose('B'));
+    expect((await sync(b)).diverged).toEqual(['alpha']);
+    await b.app.close();
+    b.app = await b.fx.open({ sync: { remote: bare, intervalMs: HOUR } });
+    await b.app.ready();
+    expect((await b.app.inject({ method: 'GET', url: `${API}/sync` })).json().diverged).toEqual(['alpha']);
+    expect((await get(b, 'alpha')).state).toBe('diverged');
+  });
+
   it('a remote that cannot be reached never blocks a save; the next sync catches up', async () => {
     const missing = join(bare, 'not-yet.git');
     const a = await desk(missing);
