@@ -88,7 +88,10 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
       if (e instanceof ApiError && e.problems.length) {
         notices.append(h('ul', { class: 'problems' }, e.problems.map((p) => h('li', { class: `problem ${p.severity}` }, h('code', {}, p.code), ' ', p.message))));
       }
-      notices.querySelector<HTMLElement>('[role="alert"]')?.setAttribute('tabindex', '-1');
+      // the confirmation that had the focus is gone: the alert takes it
+      const alert = notices.querySelector<HTMLElement>('[role="alert"]');
+      alert?.setAttribute('tabindex', '-1');
+      alert?.focus();
     }
   };
 

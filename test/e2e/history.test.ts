@@ -69,6 +69,27 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     expect(violations).toEqual([]);
   });
 
+  it('a version no longer valid is not restored: the alert takes the focus and lists the problems', async () => {
+    expect((await api('/role', 'POST', { name: 'checker', role_md: '# Checker\n\nChecks.\n' })).status).toBe(200);
+    const shipped = await (await fetch(`${served.base}/api/desk/templates/quick-fix`)).json();
+    const withChecker = shipped.source.replaceAll('role: worker', 'role: checker');
+    const second = shipped.source.replace(/^ {2}purpose: .*$/m, '  purpose: The second purpose');
+    expect((await api('/templates/quick-fix', 'PUT', { source: withChecker })).status).toBe(200);
+    expect((await api('/templates/quick-fix', 'PUT', { source: second })).status).toBe(200);
+    expect((await fetch(`${served.base}/api/desk/roles/checker`, { method: 'DELETE', headers: { origin: served.base } })).status).toBe(204);
+    await page.goto(`${served.base}/#/templates/quick-fix/history`);
+    const list = page.getByRole('list', { name: 'Versions of quick-fix' });
+    await expect.poll(() => list.locator('.history-item').count()).toBe(2);
+    await list.locator('.history-item').nth(1).getByRole('button', { name: /^Restore/ }).click();
+    await page.getByRole('group', { name: 'Confirm restore' }).getByRole('button', { name: 'Yes, restore' }).click();
+    const alert = page.locator('#panel-history [role="alert"]');
+    await alert.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('alert');
+    expect(await page.locator('#panel-history .problems li').count()).toBeGreaterThan(0);
+    expect(readFileSync(join(served.root, 'templates', 'quick-fix.yaml'), 'utf8')).toBe(second);
+    expect(await list.locator('.history-item').count()).toBe(2);
+  });
+
   it('a role page lists its versions and restores one', async () => {
     expect((await api('/role', 'POST', { name: 'reviewer', role_md: '# Reviewer\n\nFirst words.\n' })).status).toBe(200);
     expect((await api('/role', 'POST', { name: 'reviewer', role_md: '# Reviewer\n\nSecond words.\n' })).status).toBe(200);
