@@ -1,0 +1,98 @@
+/**
+ * Sync on the page: two desks (two apps on two roots, one bare repository)
+ * make a conflicting change; on the desk that merged second the header's
+ * sync indicator names the diverged template, its page offers the team's
+ * version (difference, rebase onto it), and saving the rebased text settles
+ * it, on that desk and, after a sync, on the other.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/app.js';
+import { browserMissing, buildWeb, launch } from './harness.js';
+
+const missing = browserMissing();
+if (missing) console.warn(missing);
+
+interface Desk {
+  app: App;
+  base: string;
+}
+
+describe.skipIf(missing !== null)('sync on the page (e2e)', () => {
+  let browser: Browser;
+  let page: Page;
+  let dir: string;
+  const desks: Desk[] = [];
+
+  beforeAll(async () => {
+    buildWeb();
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async () => {
+    await page?.close();
+    for (const d of desks.splice(0)) await d.app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function desk(name: string, bare: string): Promise<Desk> {
+    // the interval is out of the way: each sync here is asked for
+    const app = await buildApp({ libraryOptions: { root: join(dir, name) }, sync: { remote: bare, intervalMs: 3_600_000 } });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const addr = app.server.address() as { port: number };
+    const d = { app, base: `http://127.0.0.1:${addr.port}` };
+    desks.push(d);
+    return d;
+  }
+  const api = async (d: Desk, method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${d.base}/api/desk${path}`, method === 'GET' ? {} : { method, headers: { origin: d.base, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+    return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+  };
+
+  it('a diverged template is named in the header, and rebasing onto the team version settles it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'desk-e2e-sync-'));
+    const bare = join(dir, 'team.git');
+    execFileSync('git', ['init', '--bare', '-q', '-b', 'main', bare]);
+    const a = await desk('a', bare);
+    const b = await desk('b', bare);
+    await api(b, 'POST', '/sync');
+    const shipped = (await (await fetch(`${a.base}/api/desk/templates/quick-fix`)).json()).source as string;
+    const fromA = shipped.replace(/^ {2}purpose: .*$/m, '  purpose: Purpose from desk A');
+    const fromB = shipped.replace(/^ {2}purpose: .*$/m, '  purpose: Purpose from desk B');
+    expect((await api(a, 'PUT', '/templates/quick-fix', { source: fromA })).status).toBe(200);
+    await api(a, 'POST', '/sync');
+    expect((await api(b, 'PUT', '/templates/quick-fix', { source: fromB })).status).toBe(200);
+    expect((await api(b, 'POST', '/sync')).body.diverged).toEqual(['quick-fix']);
+
+    page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${b.base}/#/`);
+    const indicator = page.locator('#sync-indicator');
+    await indicator.getByRole('link', { name: 'quick-fix' }).waitFor();
+    expect(await indicator.getByRole('button', { name: 'Sync now' }).count()).toBe(1);
+
+    await indicator.getByRole('link', { name: 'quick-fix' }).click();
+    await page.getByRole('button', { name: 'Settle with the team library' }).click();
+    const panel = page.getByRole('region', { name: 'Diverged from the team library' });
+    await panel.getByRole('button', { name: 'Show the difference' }).click();
+    // the merge view draws both texts; the team's purpose is on its side
+    await expect.poll(() => panel.textContent()).toContain('Purpose from desk A');
+
+    await panel.getByRole('button', { name: 'Rebase onto theirs' }).click();
+    await panel.getByRole('radio', { name: /Take theirs/ }).check();
+    await panel.getByRole('button', { name: 'Use this' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(async () => (await api(b, 'GET', '/sync')).body.diverged).toEqual([]);
+    await expect.poll(() => indicator.getByRole('link', { name: 'quick-fix' }).count()).toBe(0);
+
+    await api(b, 'POST', '/sync');
+    await api(a, 'POST', '/sync');
+    expect((await (await fetch(`${a.base}/api/desk/templates/quick-fix`)).json()).source).toBe(fromA);
+  });
+});
