@@ -5,6 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { editorText } from './editor-page.js';
 import { browserMissing, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
@@ -58,11 +59,11 @@ describe.skipIf(missing !== null)('live updates (e2e)', () => {
   it('an open editor says so when its template changes elsewhere; its own save does not', async () => {
     await page.goto(`${served.base}/#/templates/write`);
     const src = page.getByRole('textbox', { name: 'Source of write' });
-    await expect.poll(() => src.inputValue()).toContain('name: write');
+    await expect.poll(() => editorText(page, 'write')).toContain('name: write');
     await expect.poll(streams).toBe(1);
     const notice = page.locator('.changed-elsewhere');
 
-    await src.fill((await src.inputValue()).replace(/^ {2}purpose: .*$/m, '  purpose: Mine, saved here'));
+    await src.fill((await editorText(page, 'write')).replace(/^ {2}purpose: .*$/m, '  purpose: Mine, saved here'));
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.locator('.page-head h2 .badge').getAttribute('data-state')).toBe('edited');
     // the save's own event came over the stream before its answer; it is not news
@@ -73,7 +74,7 @@ describe.skipIf(missing !== null)('live updates (e2e)', () => {
     await notice.waitFor();
     expect(await notice.getByRole('button', { name: 'Reload the saved version' }).count()).toBe(1);
     await notice.getByRole('button', { name: 'Reload the saved version' }).click();
-    await expect.poll(() => src.inputValue()).toContain('Changed in another window');
+    await expect.poll(() => editorText(page, 'write')).toContain('Changed in another window');
     expect(await notice.count()).toBe(0);
   });
 });
