@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { LibraryLogger } from '../context.js';
 import type { Library } from '../types.js';
 import { type Git, GitError, gitIn, gitLine } from './sync-git.js';
+import { unitOf } from './sync-files.js';
 import { blobAt, type Diverged, type DivergedAt, mergeRemote, revOrNull } from './sync-round.js';
 
 /**
@@ -58,6 +59,12 @@ export function remoteLabel(remote: string): string {
 
 /** A push refused because the remote's branch is not where the last fetch left it. */
 const moved = (e: unknown): boolean => e instanceof GitError && /rejected|fetch first|non-fast-forward|cannot lock ref|failed to update ref/i.test(e.stderr);
+
+const HEX = /^[0-9a-f]{40,64}$/;
+const isAt = (x: unknown): x is DivergedAt => {
+  const at = x as DivergedAt;
+  return typeof at === 'object' && at !== null && typeof at.remote === 'string' && HEX.test(at.remote) && (at.base === null || (typeof at.base === 'string' && HEX.test(at.base)));
+};
 
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
 
@@ -285,7 +292,14 @@ export class LibrarySync {
   private async load(): Promise<void> {
     try {
       const d = JSON.parse(await readFile(join(this.gitDir!, STORE), 'utf8')) as Partial<Diverged>;
-      this.diverged = { templates: { ...d.templates }, roles: { ...d.roles } };
+      // only entries this code could have written: a name the unit rules accept, commits as hex
+      const keep = (kind: 'template' | 'role', o: unknown) =>
+        Object.fromEntries(
+          Object.entries(typeof o === 'object' && o ? o : {}).filter(
+            ([name, at]) => unitOf(kind === 'template' ? `templates/${name}.yaml` : `roles/${name}/role.md`)?.kind === kind && isAt(at),
+          ),
+        ) as Record<string, DivergedAt>;
+      this.diverged = { templates: keep('template', d.templates), roles: keep('role', d.roles) };
     } catch {
       this.diverged = { templates: {}, roles: {} };
     }
