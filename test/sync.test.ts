@@ -9,7 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.js';
+import { type App, buildApp } from '../src/app.js';
+import { openLibrary } from '../src/library/library.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import type { SyncStatus } from '../src/schema/sync.js';
 import { ALPHA, API, BETA, type Fixture, fixture } from './http-fixture.js';
@@ -222,6 +223,32 @@ describe('sync with a remote', () => {
     await b.app.ready();
     expect((await b.app.inject({ method: 'GET', url: `${API}/sync` })).json().diverged).toEqual(['alpha']);
     expect((await get(b, 'alpha')).state).toBe('diverged');
+  });
+
+  it('each name a sync writes or marks diverged is announced as template.changed', async () => {
+    const a = await desk();
+    const fx = await fixture();
+    const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+    const app = await buildApp({ library, web: false, sync: { remote: bare, intervalMs: HOUR } });
+    await app.ready();
+    desks.push({ fx, app });
+    const b = { fx, app };
+    await sync(b);
+    const heard: unknown[] = [];
+    library.events.subscribe((e) => heard.push(e.data));
+    await save(a, 'alpha', alphaPurpose('A'));
+    await sync(a);
+    await sync(b);
+    expect(heard).toContainEqual({ name: 'alpha', state: 'edited', etag: (await get(b, 'alpha')).etag });
+    await save(a, 'beta', BETA.replace('purpose: alpha with a review', 'purpose: A'));
+    await sync(a);
+    await save(b, 'beta', BETA.replace('purpose: alpha with a review', 'purpose: B'));
+    await sync(b);
+    expect(heard).toContainEqual(expect.objectContaining({ name: 'beta', state: 'diverged' }));
+    await app.close();
+    await library.close();
+    desks.pop();
+    await fx.cleanup();
   });
 
   it('a remote that cannot be reached never blocks a save; the next sync catches up', async () => {
