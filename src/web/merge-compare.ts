@@ -49,8 +49,20 @@ function sweep(): void {
   }
 }
 
+/**
+ * CodeMirror writes its styles in a <style> element, which the page's
+ * content security policy refuses unless it carries the nonce the service
+ * put in index.html's `<meta name="csp-nonce">` for this load. Without that
+ * meta nothing is added (the views then depend on the policy allowing them).
+ */
+export function styleNonce(): Extension {
+  const nonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;
+  return nonce ? EditorView.cspNonce.of(nonce) : [];
+}
+
 function sideExtensions(label: string): Extension {
   return [
+    styleNonce(),
     lineNumbers(),
     yaml(),
     syntaxHighlighting(defaultHighlightStyle, { fallback: true }),

@@ -4,7 +4,7 @@ import { EditorView, lineNumbers } from '@codemirror/view';
 import { call, enc } from './api.js';
 import { clear, h } from './dom.js';
 import { errorCount, position, sortProblems } from './format.js';
-import { type Compare, compareView } from './merge-compare.js';
+import { type Compare, compareView, styleNonce } from './merge-compare.js';
 import { type Conflict, conflictsOf, contextOf, freshResolutions, type Resolution, resolve, unresolved } from './merge-resolve.js';
 import type { Card } from '../schema/card.js';
 import type { Problem } from '../schema/errors.js';
@@ -186,6 +186,7 @@ function conflictChoice(
         doc: r.edit,
         parent: editHost,
         extensions: [
+          styleNonce(),
           lineNumbers(),
           yaml(),
           syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
@@ -213,8 +214,8 @@ function conflictChoice(
     h('legend', {}, `Conflict ${i + 1} of ${n}`),
     ctx.before ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.before) : null,
     h('div', { class: 'merge-sides' }, side('mine', 'Yours', c.copy), side('shipped', 'Today’s shipped', c.shipped)),
-    h('details', {}, h('summary', {}, 'The shipped lines your copy started from'), h('pre', {}, c.base || '(no lines)')),
     ctx.after ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.after) : null,
+    h('details', {}, h('summary', {}, 'The shipped lines your copy started from'), h('pre', {}, c.base || '(no lines)')),
     h(
       'p',
       { class: 'merge-choices' },
