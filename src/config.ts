@@ -57,6 +57,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     .map((s) => s.trim())
     .filter(Boolean);
   const { libraryRemote, syncInterval } = parseSync(env, cwd);
+  if (libraryRemote !== null && libraryRoot === null) {
+    throw new ConfigError('DESK_LIBRARY_REMOTE needs a library root to sync, but DESK_LIBRARY_ROOT is set and empty');
+  }
   return { host, port, libraryRoot, token, logLevel: level as LogLevel, allowedHosts, libraryRemote, syncInterval };
 }
 

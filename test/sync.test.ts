@@ -282,6 +282,10 @@ describe('DESK_LIBRARY_REMOTE and DESK_SYNC_INTERVAL', () => {
     expect(loadConfig({ DESK_LIBRARY_REMOTE: 'git@host:lib.git' }, '/w').libraryRemote).toBe('git@host:lib.git');
   });
 
+  it('refuses a remote without a library root', () => {
+    expect(() => loadConfig({ DESK_LIBRARY_REMOTE: '/srv/team.git', DESK_LIBRARY_ROOT: '' }, '/w')).toThrow(ConfigError);
+  });
+
   it.each(['0', '-1', '1.5', 'soon', '86401'])('refuses DESK_SYNC_INTERVAL=%s', (v) => {
     expect(() => loadConfig({ DESK_SYNC_INTERVAL: v }, '/w')).toThrow(ConfigError);
   });
