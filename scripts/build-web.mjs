@@ -51,10 +51,13 @@ const result = await build({
 
 /** the output file of an entry point, by its entry name */
 const entries = {};
+/** the chunks each entry's output imports statically, by output file name */
+const imports = {};
 const written = new Set();
 for (const [file, meta] of Object.entries(result.metafile.outputs)) {
   written.add(basename(file));
   if (meta.entryPoint) entries[basename(meta.entryPoint, '.ts')] = basename(file);
+  imports[basename(file)] = meta.imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => basename(i.path));
 }
 for (const name of ['main', 'validator-worker']) if (!entries[name]) throw new Error(`build-web: no output for ${name}`);
 
@@ -66,10 +69,12 @@ written.add(cssName);
 
 let html = readFileSync(join(src, 'index.html'), 'utf8');
 html = replaceOnce(html, /<link rel="stylesheet" href="[^"]*">/, `<link rel="stylesheet" href="${PREFIX}${cssName}">`);
+// The chunks the page imports, fetched alongside it rather than after it is parsed (one round trip, not two).
+const preload = [...new Set(imports[entries.main])].map((c) => `<link rel="modulepreload" href="${PREFIX}${c}">\n  `).join('');
 html = replaceOnce(
   html,
   /<script type="module" src="[^"]*"><\/script>/,
-  `<meta name="desk-validator-worker" content="${PREFIX}${entries['validator-worker']}">\n  <script type="module" src="${PREFIX}${entries.main}"></script>`,
+  `<meta name="desk-validator-worker" content="${PREFIX}${entries['validator-worker']}">\n  ${preload}<script type="module" src="${PREFIX}${entries.main}"></script>`,
 );
 // index.html last, and by rename: a service reading it mid-build sees the old page or the new, whole
 const tmp = join(out, `.index.html.${process.pid}`);

@@ -103,6 +103,8 @@ describe('webPlugin', () => {
     expect(urls.some((u) => /\/main-[A-Z2-7]{8}\.js$/.test(u))).toBe(true);
     expect(urls.some((u) => /\/validator-worker-[A-Z2-7]{8}\.js$/.test(u))).toBe(true);
     expect(urls.some((u) => /\/style-[A-Z2-7]{8}\.css$/.test(u))).toBe(true);
+    // the chunks the page imports are fetched with it (modulepreload), not after it is parsed
+    expect(html).toMatch(/<link rel="modulepreload" href="\/assets\/chunk-[A-Z2-7]{8}\.js">/);
     const app = await appWith(web);
     for (const url of urls) expect((await app.inject({ url })).statusCode, url).toBe(200);
   });
