@@ -8,8 +8,8 @@ import type { Diagnostic } from '@codemirror/lint';
 import type { Text } from '@codemirror/state';
 import type { Problem } from '../schema/errors.js';
 
-/** The token a problem points at: a YAML word or quoted scalar stops at these. */
-const STOP = /[\s,{}[\]]/;
+/** The token a problem points at ends at one of these: a key is marked without its colon. */
+const STOP = /[\s,:{}[\]]/;
 
 export function toDiagnostics(doc: Text, problems: readonly Problem[]): Diagnostic[] {
   const out: Diagnostic[] = [];

@@ -51,6 +51,9 @@ const theme = EditorView.theme({
   '.cm-template-hover p': { margin: '2px 0 0' },
   '.cm-tooltip.cm-tooltip-autocomplete > ul > li': { padding: '2px 6px' },
   '.cm-completionDetail': { color: '#4a5560', fontStyle: 'normal', marginLeft: '8px' },
+  // the selected option is white on blue (4.6:1); its detail follows, and the unfocused grey is darkened from #777
+  '.cm-tooltip-autocomplete ul li[aria-selected] .cm-completionDetail': { color: 'inherit' },
+  '.cm-tooltip-autocomplete-disabled ul li[aria-selected]': { background: '#5f6670' },
 });
 
 /**
@@ -100,7 +103,8 @@ export function editorExtensions(o: SetupOptions): Extension[] {
     keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...completionKeymap, indentWithTab]),
     EditorState.tabSize.of(2),
     EditorState.readOnly.of(o.readOnly),
-    EditorView.contentAttributes.of({ 'aria-label': o.label, 'aria-describedby': o.describedBy }),
+    // tabindex: contenteditable is focusable anyway, but axe counts the scroller as keyboard-reachable only with it
+    EditorView.contentAttributes.of({ 'aria-label': o.label, 'aria-describedby': o.describedBy, tabindex: '0' }),
     EditorView.updateListener.of((u) => {
       if (u.docChanged) o.onChange();
     }),
