@@ -56,7 +56,7 @@ export class Editor {
   status: EditorStatus = 'clean';
 
   constructor(private readonly opts: EditorOptions) {
-    this.saved = opts.source;
+    this.saved = lf(opts.source);
     this.problems = opts.problems;
     this.savedProblems = opts.problems;
     this.summary = h('p', { id: 'problem-summary', class: 'problem-summary', role: 'status' });
@@ -109,11 +109,11 @@ export class Editor {
   /** Replaces the text (reload, rebase "use this") and checks it; `asSaved` also makes it the saved source. */
   setText(text: string, asSaved?: { problems: Problem[] }): void {
     if (asSaved) {
-      this.saved = text;
+      this.saved = lf(text);
       this.savedProblems = asSaved.problems;
     }
     const doc = this.view.state.doc;
-    if (doc.toString() !== text) this.view.dispatch({ changes: { from: 0, to: doc.length, insert: text } });
+    if (doc.toString() !== lf(text)) this.view.dispatch({ changes: { from: 0, to: doc.length, insert: text } });
     else this.changed();
   }
 
@@ -227,6 +227,11 @@ export class Editor {
       );
     }
   }
+}
+
+/** CodeMirror keeps lines joined by LF (as the textarea did), so a CRLF file compares equal to its own text. */
+function lf(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
 }
 
 /** Roles and templates for completion: the same catalogue the page's validator checks against. */
