@@ -1,3 +1,4 @@
+import { mkdir, readFile } from 'node:fs/promises';
 import type { LibraryLogger } from '../context.js';
 import type { Git } from './git.js';
 import type { Journal, JournalEntry } from './journal.js';
@@ -5,24 +6,30 @@ import { blobId, type ObjectFormat, type Snapshot } from './snapshot.js';
 import type { RecentVersion } from './types.js';
 
 /**
- * One commit per job, in the order the jobs were queued, one at a time
- * (docs/history.md). A job carries the bytes of its write as they were
- * read inside the write's queue slot, so a commit holds exactly what that
- * write wrote — never a later write's bytes, never a torn file — and the
- * commit is built with plumbing from those bytes, not from the work tree:
+ * One commit per job, in the order the jobs were queued (docs/history.md).
+ * A job carries the bytes of its write as they were read inside the write's
+ * queue slot, so a commit holds exactly what that write wrote — never a
+ * later write's bytes, never a torn file — and commits are built from those
+ * bytes, not from the work tree.
  *
- *   hash-object -w (each changed file) → update-index --index-info (only the
- *   job's paths) → write-tree → commit-tree → update-ref HEAD <new> <old>
+ * The jobs queued when the queue's turn comes are landed together, with
+ * three git processes whatever their number (spawning git is what a commit
+ * costs here, on a machine whose saves wait on fsync, not on the CPU):
  *
- * update-ref moves HEAD by git's lockfile and rename, and only from the
- * HEAD this queue last saw, so a crash leaves HEAD at the old commit or the
- * new one; objects written before it are at worst unreachable, which fsck
- * reports only as dangling. A job that changes nothing (bytes equal to what
- * HEAD holds) makes no commit.
+ * 1. `git fast-import` writes every job's blobs, trees and commit, chained
+ *    from HEAD, onto the private ref `refs/desk/queue` (a small run's objects
+ *    are written loose, `fastimport.unpackLimit`; a large one's as a pack);
+ * 2. `git update-ref HEAD <last> <HEAD as read>` moves HEAD by git's lockfile
+ *    and rename, and only from the HEAD this queue saw, so a crash leaves
+ *    HEAD at the old commit or the new one — objects written before are at
+ *    worst unreachable, which fsck reports only as dangling;
+ * 3. `git update-index --index-info` brings the index to HEAD for those
+ *    paths, so `git status` in the root stays clean.
  *
- * A failure never reaches the write that queued the job (it has answered
- * already): it is logged, and the job is retried after a pause that doubles
- * up to RETRY_MAX_MS, with the jobs behind it waiting so the order holds.
+ * A job that changes nothing (bytes equal to what HEAD holds) makes no
+ * commit. A failure never reaches the write that queued the job (it has
+ * answered already): it is logged, and the batch is retried after a pause
+ * that doubles up to RETRY_MAX_MS, with later jobs waiting so order holds.
  */
 
 export interface Job {
@@ -40,6 +47,10 @@ const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 30_000;
 /** `git gc --auto` after this many commits of one run, in the queue's turn (git.ts says why not git's own). */
 const GC_EVERY = 1000;
+/** how long the queue waits for more jobs before landing a batch; a commit lands this much later, a save never waits for it */
+const LINGER_MS = 30;
+/** at most this many jobs in one fast-import */
+const BATCH_MAX = 200;
 
 export interface CommitQueueOptions {
   git: Git;
@@ -126,9 +137,11 @@ export class CommitQueue {
 
   private async pump(): Promise<void> {
     while (this.jobs.length && !this.closed) {
-      const job = this.jobs[0]!;
+      // a moment for the writes of a burst to join one batch: fewer git processes beside the saves
+      await new Promise((r) => setTimeout(r, LINGER_MS));
+      const batch = this.jobs.slice(0, BATCH_MAX);
       try {
-        await this.locked(() => this.land(job));
+        await this.locked(() => this.land(batch));
       } catch (e) {
         this.stale = true;
         this.o.logger.error({ err: (e as Error).message, retry_ms: this.delay, queued: this.jobs.length }, 'history: a commit failed; the write stands and the commit is retried');
@@ -140,9 +153,9 @@ export class CommitQueue {
         this.delay = Math.min(this.delay * 2, RETRY_MAX_MS);
         return;
       }
-      this.jobs.shift();
+      this.jobs.splice(0, batch.length);
       this.delay = RETRY_FIRST_MS;
-      if (job.journal) this.o.journal.done(job.journal);
+      for (const job of batch) if (job.journal) this.o.journal.done(job.journal);
     }
   }
 
@@ -168,55 +181,76 @@ export class CommitQueue {
     await this.o.faults?.(step);
   }
 
-  private async land(job: Job): Promise<void> {
+  private async land(batch: Job[]): Promise<void> {
     const { git, format } = this.o;
     await this.refresh();
-    const message = await job.message;
-    const changed = [...job.snapshot].filter(([p, b]) => (b === null ? this.committed.has(p) : this.committed.get(p) !== blobId(b, format)));
-    if (!changed.length) return;
-    const lines: string[] = [];
-    const ids = new Map<string, string | null>();
-    for (const [p, b] of changed) {
-      if (b === null) {
-        lines.push(`0 ${'0'.repeat(format === 'sha1' ? 40 : 64)}\t${p}`);
-        ids.set(p, null);
-        continue;
+    const zero = '0'.repeat(format === 'sha1' ? 40 : 64);
+    const author = `${this.o.author.name} <${this.o.author.email}>`;
+    const state = new Map(this.committed);
+    const data = (b: Buffer | string) => [`data ${Buffer.byteLength(b)}\n`, b, '\n'];
+    // reset: the batch's chain starts where `from` says (or as a root), never from the private ref's last value
+    const parts: (string | Buffer)[] = ['reset refs/desk/queue\n\n'];
+    const made: { mark: number; job: Job; message: string; paths: string[] }[] = [];
+    const touched = new Map<string, string | null>();
+    for (const job of batch) {
+      const message = await job.message;
+      const changed = [...job.snapshot].filter(([p, b]) => (b === null ? state.has(p) : state.get(p) !== blobId(b, format)));
+      if (!changed.length) continue;
+      const mark = made.length + 1;
+      const at = Math.floor(job.at / 1000);
+      const body = job.who ? `${message}\n\nWho: ${job.who.replace(/[\r\n]/g, ' ')}\n` : `${message}\n`;
+      parts.push(`commit refs/desk/queue\nmark :${mark}\nauthor ${author} ${at} +0000\ncommitter ${author} ${Math.floor(Date.now() / 1000)} +0000\n`, ...data(body));
+      // the first commit of the batch grows from HEAD (none in a new repository), each next from the one before
+      if (mark > 1) parts.push(`from :${mark - 1}\n`);
+      else if (this.head) parts.push(`from ${this.head}\n`);
+      for (const [p, b] of changed) {
+        if (b === null) {
+          parts.push(`D ${p}\n`);
+          state.delete(p);
+          touched.set(p, null);
+        } else {
+          parts.push(`M 100644 inline ${p}\n`, ...data(b));
+          const id = blobId(b, format);
+          state.set(p, id);
+          touched.set(p, id);
+        }
       }
-      await this.fault('hash-object');
-      const id = (await git.ok(['hash-object', '-w', '--no-filters', '--stdin'], { input: b })).trim();
-      lines.push(`100644 ${id}\t${p}`);
-      ids.set(p, id);
+      parts.push('\n');
+      made.push({ mark, job, message, paths: changed.map(([p]) => p).sort() });
     }
-    await this.fault('update-index');
-    await git.ok(['update-index', '--add', '--remove', '--index-info'], { input: lines.join('\n') + '\n' });
-    const tree = (await git.ok(['write-tree'])).trim();
-    const at = `@${Math.floor(job.at / 1000)} +0000`;
-    const env = {
-      GIT_AUTHOR_NAME: this.o.author.name,
-      GIT_AUTHOR_EMAIL: this.o.author.email,
-      GIT_AUTHOR_DATE: at,
-      GIT_COMMITTER_NAME: this.o.author.name,
-      GIT_COMMITTER_EMAIL: this.o.author.email,
-    };
-    const body = job.who ? `${message}\n\nWho: ${job.who.replace(/[\r\n]/g, ' ')}\n` : `${message}\n`;
-    await this.fault('commit-tree');
-    const commit = (await git.ok(['commit-tree', tree, ...(this.head ? ['-p', this.head] : [])], { input: body, env })).trim();
+    if (!made.length) return;
+    await mkdir(`${git.gitDir}/desk-history`, { recursive: true });
+    const marks = `${git.gitDir}/desk-history/marks`;
+    await this.fault('fast-import');
+    await git.ok(['fast-import', '--quiet', '--force', '--done', `--export-marks=${marks}`], { background: true, input: Buffer.concat([...parts, 'done\n'].map((x) => (typeof x === 'string' ? Buffer.from(x) : x))) });
+    const ids = new Map<number, string>();
+    for (const line of (await readFile(marks, 'utf8')).split('\n')) {
+      const m = /^:(\d+) ([0-9a-f]+)$/.exec(line);
+      if (m) ids.set(Number(m[1]), m[2]!);
+    }
+    const last = ids.get(made.length);
+    if (!last) throw new Error('git fast-import named no commit for the batch');
     await this.fault('update-ref');
-    await git.ok(['update-ref', '-m', message, 'HEAD', commit, this.head ?? '0'.repeat(commit.length)]);
-    this.head = commit;
-    for (const [p, id] of ids) {
-      if (id === null) this.committed.delete(p);
-      else this.committed.set(p, id);
-    }
-    const v: RecentVersion = { commit, at: new Date(Math.floor(job.at / 1000) * 1000).toISOString(), author: `${this.o.author.name} <${this.o.author.email}>`, who: job.who, message, paths: [...ids.keys()].sort() };
-    for (const l of this.listeners) {
-      try {
-        l(v);
-      } catch (e) {
-        this.o.logger.error({ err: (e as Error).message }, 'history: an onCommit listener failed');
+    await git.ok(['update-ref', '-m', made.length === 1 ? made[0]!.message : `${made.length} commits`, 'HEAD', last, this.head ?? zero], { background: true });
+    this.head = last;
+    this.committed = state;
+    const info = [...touched].map(([p, id]) => (id === null ? `0 ${zero}\t${p}` : `100644 ${id}\t${p}`));
+    // the index follows HEAD for these paths; should this fail, the commits stand and the next start resets it
+    const ix = await git.run(['update-index', '--add', '--remove', '--index-info'], { background: true, input: `${info.join('\n')}\n` });
+    if (ix.code !== 0) this.o.logger.warn({ err: ix.stderr.trim() }, 'history: the index was not updated; git status may show the last commits as staged until the next start');
+    for (const { mark, job, message, paths } of made) {
+      const v: RecentVersion = { commit: ids.get(mark)!, at: new Date(Math.floor(job.at / 1000) * 1000).toISOString(), author, who: job.who, message, paths };
+      for (const l of this.listeners) {
+        try {
+          l(v);
+        } catch (e) {
+          this.o.logger.error({ err: (e as Error).message }, 'history: an onCommit listener failed');
+        }
       }
     }
-    if (++this.landed % GC_EVERY === 0) {
+    this.landed += made.length;
+    if (this.landed >= GC_EVERY) {
+      this.landed = 0;
       // in the queue's turn, attached: it ends with the service and never runs beside a commit
       await git.run(['-c', 'gc.auto=6700', '-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet']);
     }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -31,6 +32,8 @@ export interface GitOptions {
   input?: string | Buffer;
   /** extra environment (author, dates); wins over the fixed one */
   env?: Record<string, string>;
+  /** run at a lower CPU priority (nice 10): the commit queue's work yields to the saves it follows */
+  background?: boolean;
 }
 
 /** git could not be run at all (not installed, not on PATH). */
@@ -91,6 +94,13 @@ export function gitAt(root: string, bin = 'git', baseEnv: NodeJS.ProcessEnv = pr
           resolve({ code: e ? Number(e.code ?? 1) : 0, stdout, stderr: stderr.toString('utf8') });
         },
       );
+      if (options.background && child.pid !== undefined) {
+        try {
+          setPriority(child.pid, 10);
+        } catch {
+          // not permitted, or already gone: it runs at the normal priority
+        }
+      }
       // a git that exits before reading its stdin must not crash the service with EPIPE
       child.stdin?.on('error', () => {});
       if (options.input !== undefined) child.stdin?.end(options.input);

@@ -51,8 +51,10 @@ export interface History {
   /** why history is off, for the start message and coded errors; null when enabled */
   readonly disabled: string | null;
   /**
-   * Queues one commit of `paths` as they are on disk when its turn comes.
-   * Never throws and never waits: a failure is logged and retried later.
+   * Queues one commit of `paths` with their bytes as they are on disk now
+   * (read at the call, so a later write of them is a commit of its own; an
+   * absent file is a removal). Never throws and never waits: a failure is
+   * logged and retried later; the job is journaled, so a crash keeps it.
    * The library's own writes are committed without calling this (each write
    * is hooked, with its bytes as written); it is for other writers (sync).
    */
