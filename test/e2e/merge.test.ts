@@ -8,12 +8,19 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { harnessDir } from '../../src/paths.js';
 import { browserMissing, buildWeb, launch, type Served, serve } from './harness.js';
 
 const missing = browserMissing();
+
+/** axe's rule ids flagged inside `selector` (the part of the page these views draw), with a few targets each */
+async function violations(page: Page, selector: string): Promise<Record<string, string[]>> {
+  const result = await new AxeBuilder({ page }).setLegacyMode(true).include(selector).analyze();
+  return Object.fromEntries(result.violations.map((v) => [v.id, v.nodes.slice(0, 3).map((n) => n.target.join(' '))]));
+}
 
 const SHIPPED_PURPOSE = /^ {2}purpose: .*$/m;
 const MY_PURPOSE = '  purpose: My own short purpose for quick fixes';
@@ -89,11 +96,13 @@ describe.skipIf(missing !== null)('settings page: merge views and rebase choices
     expect(await view.locator('.cm-content[aria-readonly="true"]').count()).toBe(2);
     // the graph diff is still shown
     expect(await page.locator('#panel-diff .graph-diff').count()).toBe(1);
+    expect(await violations(page, '#panel-diff')).toEqual({});
 
     await page.setViewportSize({ width: 600, height: 900 });
     await expect.poll(() => view.getAttribute('data-mode')).toBe('unified');
     await view.locator('.cm-deletedChunk', { hasText: 'note for the worker' }).waitFor();
     expect(await view.locator('.cm-mergeView').count()).toBe(0);
+    expect(await violations(page, '#panel-diff')).toEqual({});
     await page.setViewportSize({ width: 1280, height: 900 });
     await expect.poll(() => view.getAttribute('data-mode')).toBe('side');
   });
@@ -123,6 +132,7 @@ describe.skipIf(missing !== null)('settings page: merge views and rebase choices
     await expect.poll(() => preview.getAttribute('data-status')).toBe('invalid');
     expect(await use.isDisabled()).toBe(true);
     expect(await first.getByRole('textbox', { name: 'Your lines for conflict 1' }).count()).toBe(1);
+    expect(await violations(page, 'section.rebase')).toEqual({});
 
     await first.getByRole('radio', { name: 'Keep mine' }).check();
     await expect.poll(() => preview.getAttribute('data-status')).toBe('valid');
