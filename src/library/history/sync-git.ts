@@ -26,7 +26,7 @@ export class GitError extends Error {
 
 const firstLine = (s: string): string => s.split('\n').find((l) => l.trim() !== '' && !l.startsWith('hint:'))?.trim() ?? '';
 
-export type Git = (args: readonly string[], opts?: { input?: Buffer | string; env?: Record<string, string> }) => Promise<GitResult>;
+export type Git = (args: readonly string[], opts?: { input?: Buffer | string; env?: Record<string, string>; signal?: AbortSignal }) => Promise<GitResult>;
 
 /**
  * Git in the library root with an environment built from nothing, as the
@@ -46,6 +46,7 @@ export function gitIn(cwd: string, timeoutMs = 30_000): Git {
           encoding: 'buffer',
           timeout: timeoutMs,
           killSignal: 'SIGKILL',
+          ...(opts.signal ? { signal: opts.signal } : {}),
           maxBuffer: 64 * 1024 * 1024,
           env: {
             PATH: process.env.PATH ?? '/usr/bin:/bin',

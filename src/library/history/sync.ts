@@ -89,6 +89,8 @@ export class LibrarySync {
   private diverged: Diverged = { templates: {}, roles: {} };
   private gitDir: string | null = null;
   private unsubscribe: (() => void)[] = [];
+  /** cuts a fetch or push in flight when the service stops: the network must not hold a stop past its grace */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly library: Library,
@@ -124,6 +126,7 @@ export class LibrarySync {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     if (this.timer) clearInterval(this.timer);
     for (const u of this.unsubscribe) u();
     await this.chain.catch(() => {});
@@ -179,7 +182,7 @@ export class LibrarySync {
 
   private async fetch(branch: string): Promise<string | null> {
     try {
-      await this.git(['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', this.options.remote, `+refs/heads/${branch}:${REMOTE_REF}`]);
+      await this.git(['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', this.options.remote, `+refs/heads/${branch}:${REMOTE_REF}`], { signal: this.stopping.signal });
     } catch (e) {
       // an empty remote (nobody pushed yet) has no branch to fetch: nothing to merge
       if (e instanceof GitError && /couldn't find remote ref/i.test(e.stderr)) return null;
@@ -244,7 +247,8 @@ export class LibrarySync {
     if (!head) return;
     const remote = await revOrNull(this.git, REMOTE_REF);
     if (remote === head) return;
-    await this.git(['push', '--quiet', '--no-verify', this.options.remote, `${head}:refs/heads/${branch ?? (await this.branch())}`]);
+    const b = branch ?? (await this.branch());
+    await this.git(['push', '--quiet', '--no-verify', this.options.remote, `${head}:refs/heads/${b}`], { signal: this.stopping.signal });
     await this.git(['update-ref', REMOTE_REF, head]);
     this.lastError = null;
   }
