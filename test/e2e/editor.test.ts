@@ -188,6 +188,21 @@ describe.skipIf(missing !== null)('template editor (e2e)', () => {
     expect(new URL(page.url()).hash).toBe('#/');
   });
 
+  it('a template stored with CRLF line ends opens clean: no dot, leaving does not ask', async () => {
+    const lf = String((await api('GET', '/templates/write')).json!.source);
+    expect((await api('PUT', '/templates/write', { source: lf.replaceAll('\n', '\r\n') })).status).toBe(200);
+    await open('write');
+    let asked = 0;
+    page.on('dialog', (d) => {
+      asked++;
+      void d.dismiss();
+    });
+    expect(await dot().isHidden()).toBe(true);
+    await page.locator('.crumbs').getByRole('link', { name: 'Library' }).click();
+    await page.getByRole('link', { name: 'template write, edited', exact: true }).waitFor();
+    expect(asked).toBe(0);
+  });
+
   it('switching tabs of the same template does not ask', async () => {
     await open('write');
     await cursorToLineEnd(page, 'write', 'purpose:');
