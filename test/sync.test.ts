@@ -264,6 +264,17 @@ describe('sync with a remote', () => {
     expect(execFileSync('git', ['--git-dir', missing, 'show', 'main:templates/alpha.yaml'], { encoding: 'utf8' })).toBe(alphaPurpose('offline'));
   });
 
+  it('without git the status says history is off, and saves go on', async () => {
+    const fx = await fixture();
+    const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, history: { git: join(fx.dir, 'no-git-here') } }, web: false, sync: { remote: bare, intervalMs: HOUR } });
+    await app.ready();
+    desks.push({ fx, app });
+    await save({ fx, app }, 'alpha', alphaPurpose('no git'));
+    const s = await sync({ fx, app });
+    expect(s.last_error).not.toBeNull();
+    expect(s).toMatchObject({ ahead: 0, behind: 0, diverged: [] });
+  });
+
   it('without a remote the sync routes answer no_remote', async () => {
     const fx = await fixture();
     const app = await fx.open();
