@@ -1,6 +1,6 @@
-/** The rebase resolver and the header diff's lists, without a browser (src/web/merge-resolve.ts, merge-header.ts). */
+/** The rebase resolver and the header diff's lists, without a browser (src/web/merge-resolve.ts, merge-changes.ts). */
 import { describe, expect, it } from 'vitest';
-import { keyedChanges, wordChanges } from '../../src/web/merge-header.js';
+import { keyedChanges, wordChanges } from '../../src/web/merge-changes.js';
 import { bothSides, contextOf, freshResolutions, type Resolution, resolve, unresolved } from '../../src/web/merge-resolve.js';
 import type { MergePart } from '../../src/schema/templates.js';
 
