@@ -162,7 +162,7 @@ export class LibrarySync {
         try {
           await this.round();
           this.lastSync = this.now();
-          this.lastError = null;
+          this.recovered();
         } catch (e) {
           this.fail('sync', e);
         }
@@ -172,8 +172,15 @@ export class LibrarySync {
   }
 
   private fail(step: string, e: unknown): void {
-    this.lastError = e instanceof GitError ? e.message : `${step}: ${(e as Error).message}`;
-    this.logger.warn({ step, remote: this.label, err: this.lastError }, 'sync with the remote failed; the next round tries again');
+    const why = e instanceof GitError ? e.message : `${step}: ${(e as Error).message}`;
+    // a remote that stays down is said once, not at every round
+    if (why !== this.lastError) this.logger.warn({ step, remote: this.label, err: why }, 'sync with the remote failed; the next round tries again');
+    this.lastError = why;
+  }
+
+  private recovered(): void {
+    if (this.lastError !== null) this.logger.info({ remote: this.label }, 'sync with the remote works again');
+    this.lastError = null;
   }
 
   private async branch(): Promise<string> {
@@ -250,7 +257,7 @@ export class LibrarySync {
     const b = branch ?? (await this.branch());
     await this.git(['push', '--quiet', '--no-verify', this.options.remote, `${head}:refs/heads/${b}`], { signal: this.stopping.signal });
     await this.git(['update-ref', REMOTE_REF, head]);
-    this.lastError = null;
+    this.recovered();
   }
 
   async status(): Promise<SyncStatus> {
