@@ -5,6 +5,7 @@
  * real servers on their interval.
  */
 import { execFileSync } from 'node:child_process';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,11 @@ interface Desk {
 }
 
 const HOUR = 3_600_000;
+
+/** Polls a condition every 20 ms; the test's own timeout bounds it. */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 20));
+}
 let bare: string;
 let desks: Desk[] = [];
 
@@ -262,6 +268,29 @@ describe('sync with a remote', () => {
     const t = await sync(a);
     expect(t).toMatchObject({ last_error: null, ahead: 0 });
     expect(execFileSync('git', ['--git-dir', missing, 'show', 'main:templates/alpha.yaml'], { encoding: 'utf8' })).toBe(alphaPurpose('offline'));
+  });
+
+  it('a remote that hangs never holds a save', async () => {
+    // accepts connections and never answers: a fetch waits on it until cut
+    const sockets = new Set<Socket>();
+    const hang = createServer((s) => sockets.add(s));
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+    try {
+      const a = await desk(`http://127.0.0.1:${(hang.address() as AddressInfo).port}/team.git`);
+      let synced = false;
+      const round = a.app.inject({ method: 'POST', url: `${API}/sync` }).then(() => (synced = true));
+      await until(() => sockets.size > 0);
+      await save(a, 'alpha', alphaPurpose('while the remote hangs'));
+      expect((await a.app.inject({ method: 'GET', url: `${API}/sync` })).statusCode).toBe(200);
+      expect(synced).toBe(false);
+      await a.app.close();
+      await round;
+      desks.pop();
+      await a.fx.cleanup();
+    } finally {
+      for (const s of sockets) s.destroy();
+      hang.close();
+    }
   });
 
   it('without git the status says history is off, and saves go on', async () => {
