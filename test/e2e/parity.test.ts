@@ -80,13 +80,13 @@ describe.skipIf(missing !== null)('the page and the server give the same problem
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${served.base}/`);
     await page.addScriptTag({ url: PROBE, type: 'module' });
-    await page.waitForFunction(() => 'deskValidator' in window);
+    await page.waitForFunction(() => 'deskValidator' in globalThis);
     expect(errors).toEqual([]);
   }
 
   const inPage = (source: string, name: string | undefined): Promise<Problem[]> =>
     page.evaluate(
-      ([s, n]) => (window as unknown as { deskValidator: { checkSource(s: string, n?: string): Promise<Problem[]> } }).deskValidator.checkSource(s, n ?? undefined),
+      ([s, n]) => (globalThis as unknown as { deskValidator: { checkSource(s: string, n?: string): Promise<Problem[]> } }).deskValidator.checkSource(s, n ?? undefined),
       [source, name ?? null] as const,
     );
 
@@ -136,7 +136,7 @@ describe.skipIf(missing !== null)('the page and the server give the same problem
 
     const role = await api('POST', '/role', { name: 'auditor', role_md: '# Auditor\n', kit: { tools: ['workspace.read', 'workspace.write'] } });
     expect(role.status).toBe(200);
-    await page.evaluate(() => (window as unknown as { deskValidator: { invalidateCatalogue(): void } }).deskValidator.invalidateCatalogue());
+    await page.evaluate(() => (globalThis as unknown as { deskValidator: { invalidateCatalogue(): void } }).deskValidator.invalidateCatalogue());
     const after = await inPage(source, 'quick-fix');
     expect(after.map((p) => p.code)).not.toContain('model.role_unknown');
     expect(after).toEqual(await onServer(source, 'quick-fix'));
