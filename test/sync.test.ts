@@ -197,6 +197,21 @@ describe('sync with a remote', () => {
     expect(await b.fx.read('templates', 'mine.yaml')).toBeNull();
   });
 
+  it('a copy reset on one desk is reset on the other: the shipped bytes load again', async () => {
+    const [a, b] = [await desk(), await desk()];
+    const saved = await save(a, 'alpha', alphaPurpose('a copy'));
+    await sync(a);
+    await sync(b);
+    expect((await get(b, 'alpha')).state).toBe('edited');
+    const reset = await a.app.inject({ method: 'POST', url: `${API}/settings/template-reset`, payload: { name: 'alpha' }, headers: { 'if-match': saved.etag } });
+    expect(reset.statusCode).toBe(200);
+    await sync(a);
+    await sync(b);
+    expect((await get(b, 'alpha')).state).toBe('shipped');
+    expect(await b.fx.read('templates', 'alpha.yaml')).toBeNull();
+    expect(await b.fx.read('templates', '.alpha.shipped')).toBeNull();
+  });
+
   it('roles: a change on one side is taken; changes on both diverge, and keep settles them', async () => {
     const [a, b] = [await desk(), await desk()];
     await sync(b);
