@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { Library } from '../types.js';
 import type { SyncFiles } from './sync-files.js';
 import { rolePaths, templatePaths, unitOf } from './sync-files.js';
@@ -168,6 +169,8 @@ async function commitMerge(rc: RoundContext, remote: string, paths: string[], r:
   let next = remote;
   // this desk had nothing of its own since: HEAD moves to the remote's head, whose files were just written
   if (head && (r.ownFiles || !(await isAncestor(git, head, remote)))) {
+    // only this task uses the scratch index: a lock a killed run left behind is stale
+    await rm(`${rc.scratchIndex}.lock`, { force: true });
     await git(['read-tree', head], { env });
     if (paths.length) await git(['update-index', '--add', '--remove', '-z', '--stdin'], { env, input: `${paths.join('\0')}\0` });
     const tree = (await git(['write-tree'], { env })).stdout.toString('utf8').trim();
