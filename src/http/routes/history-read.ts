@@ -8,6 +8,7 @@ import { canonicalJson } from '../../library/canonical.js';
 import type { HistoryApi, LogEntry } from '../../library/history/types.js';
 import { etagOf, roleRevision, sha256Hex } from '../../library/markers.js';
 import type { Library, RoleEntry } from '../../library/types.js';
+import { catFileBatch, type FileAt } from './history-batch.js';
 import { HISTORY_LIMITS, type Version, type VersionState } from '../../schema/history.js';
 
 /** The library's history, or 503 history_unavailable when git is missing (or the library has no root). */
@@ -87,14 +88,16 @@ export function roleVersionState(f: RoleFiles | null, now: RoleEntry | null): Ve
 }
 
 /**
- * Many files' text, in order: one git process when the history offers a
- * batch read (an optional `showMany`), else one `show` per file, a few at a
- * time. A page of 20 versions was 20 processes, most of its time.
+ * Many files' text, in order, in one git process: the history's own batch
+ * read when it offers one (an optional `showMany`), else history-batch.ts;
+ * one `show` per file, a few at a time, only when neither can run.
  */
-export async function showAll(h: HistoryApi, items: { path: string; commit: string }[]): Promise<(string | null)[]> {
-  const batch = (h as HistoryApi & { showMany?: (items: { path: string; commit: string }[]) => Promise<(string | null)[]> }).showMany;
+export async function showAll(h: HistoryApi, root: string | null, items: FileAt[]): Promise<(string | null)[]> {
+  if (items.length === 0) return [];
+  const batch = (h as HistoryApi & { showMany?: (items: FileAt[]) => Promise<(string | null)[]> }).showMany;
   if (batch) return batch.call(h, items);
-  return mapLimit(items, READS_AT_ONCE, (i) => h.show(i.path, i.commit));
+  const read = root === null ? null : await catFileBatch(root, items);
+  return read ?? mapLimit(items, READS_AT_ONCE, (i) => h.show(i.path, i.commit));
 }
 
 /** A role's files at a commit; null when it had no folder (or no role.md) there. */
