@@ -83,6 +83,8 @@ export class LibrarySync {
   private chain: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private pushWanted = false;
+  /** a round queued behind the running one, not started yet */
+  private waiting: Promise<SyncStatus> | null = null;
   private stopped = false;
   private lastSync: number | null = null;
   private lastError: string | null = null;
@@ -110,7 +112,13 @@ export class LibrarySync {
       this.lastError = `history is off (${h.disabled ?? 'no library root'}), so there is nothing to sync`;
       return;
     }
-    this.gitDir = await gitLine(this.git, ['rev-parse', '--absolute-git-dir']);
+    try {
+      this.gitDir = await gitLine(this.git, ['rev-parse', '--absolute-git-dir']);
+    } catch (e) {
+      // the service still starts and saves; the status says why nothing syncs
+      this.fail('start', e);
+      return;
+    }
     await this.load();
     this.unsubscribe.push(h.onCommit(() => this.schedulePush()));
     this.unsubscribe.push(
@@ -155,9 +163,15 @@ export class LibrarySync {
     });
   }
 
-  /** Fetch, merge, push; the status after. Failures are recorded, never thrown. */
+  /**
+   * Fetch, merge, push; the status after. Failures are recorded, never
+   * thrown. A call while another round waits to start joins that one: it
+   * will see everything this caller could want it to.
+   */
   sync(): Promise<SyncStatus> {
-    return this.run(async () => {
+    if (this.waiting) return this.waiting;
+    const round = this.run(async () => {
+      this.waiting = null;
       if (!this.stopped && this.gitDir) {
         try {
           await this.round();
@@ -169,6 +183,8 @@ export class LibrarySync {
       }
       return this.status();
     });
+    this.waiting = round;
+    return round;
   }
 
   private fail(step: string, e: unknown): void {
