@@ -10,6 +10,8 @@
  * - `src/web/index.html` is written to `dist/web/index.html` with the hashed
  *   script and stylesheet and the worker's URL in a `<meta>` (the one file
  *   served `no-cache`, so a rebuilt page shows up on the next load).
+ * - Each hashed .js and .css is also written brotli- and gzip-compressed
+ *   (`.br`, `.gz`), so the service never compresses the page per request.
  * - Files of earlier builds (other hashes, the old per-module `*.js`) are
  *   removed once the new index.html is in place.
  *
@@ -20,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { constants, brotliCompressSync, gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -76,6 +79,16 @@ html = replaceOnce(
   /<script type="module" src="[^"]*"><\/script>/,
   `<meta name="desk-validator-worker" content="${PREFIX}${entries['validator-worker']}">\n  ${preload}<script type="module" src="${PREFIX}${entries.main}"></script>`,
 );
+// Compressed once here, at the best settings, rather than per request: the service sends
+// `<file>.br` or `<file>.gz` to a browser that takes it (src/http/static.ts).
+for (const f of [...written]) {
+  if (!/\.(?:js|css)$/.test(f)) continue;
+  const bytes = readFileSync(join(out, f));
+  writeFileSync(join(out, `${f}.br`), brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+  writeFileSync(join(out, `${f}.gz`), gzipSync(bytes, { level: 9 }));
+  written.add(`${f}.br`).add(`${f}.gz`);
+}
+
 // index.html last, and by rename: a service reading it mid-build sees the old page or the new, whole
 const tmp = join(out, `.index.html.${process.pid}`);
 writeFileSync(tmp, html);

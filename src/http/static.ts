@@ -6,7 +6,8 @@
  * cached for a year and never revalidated. The page needs nothing from
  * src/web at run time. Only named files are served, never a directory
  * listing or the TypeScript sources. Answers are gzip- or brotli-compressed
- * when the browser asks (only here: the API's event stream must never be).
+ * when the browser asks: the build's precompressed copies, else on the fly
+ * (only here: the API's event stream must never be).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,7 +56,9 @@ export const webPlugin: FastifyPluginAsync<WebOptions> = async (app, opts) => {
   // before @fastify/static (its README): the files it streams are compressed on the way out.
   // Small answers (the 503, a 404) are not worth it.
   await app.register(fastifyCompress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
-  await app.register(fastifyStatic, { root: webDir, serve: false, cacheControl: false });
+  // preCompressed: the build's `<file>.br` / `<file>.gz` when the browser takes them, else the
+  // file as is (and @fastify/compress then compresses it on the way out)
+  await app.register(fastifyStatic, { root: webDir, serve: false, cacheControl: false, preCompressed: true });
 
   const page = { schema: { hide: true } };
   app.get('/', page, async (_req, reply) => {

@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { webPlugin } from '../../src/http/static.js';
@@ -18,6 +18,11 @@ writeFileSync(join(built, 'index.html'), '<!doctype html><script type="module" s
 writeFileSync(join(built, 'main-ABCDEFGH.js'), MAIN);
 writeFileSync(join(built, 'main-ABCDEFGH.js.map'), '{}');
 writeFileSync(join(built, 'style-ABCDEFG2.css'), 'body{}\n');
+// a file the build precompressed (scripts/build-web.mjs): its .br and .gz are sent as they are
+const CHUNK = `export const chunk = ${JSON.stringify('y'.repeat(5_000))};\n`;
+writeFileSync(join(built, 'chunk-ABCDEFG3.js'), CHUNK);
+writeFileSync(join(built, 'chunk-ABCDEFG3.js.br'), brotliCompressSync(CHUNK));
+writeFileSync(join(built, 'chunk-ABCDEFG3.js.gz'), gzipSync(CHUNK));
 writeFileSync(join(built, 'main.ts'), 'export {};\n');
 writeFileSync(join(built, '.hidden-ABCDEFGH.js'), 'export {};\n');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,6 +79,22 @@ describe('webPlugin', () => {
     expect(gz.headers['cache-control']).toContain('immutable');
     const plain = await app.inject({ url: '/assets/main-ABCDEFGH.js' });
     expect(plain.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('sends the build\'s precompressed copies as they are, with the original type and caching', async () => {
+    const app = await appWith(built);
+    const br = await app.inject({ url: '/assets/chunk-ABCDEFG3.js', headers: { 'accept-encoding': 'br, gzip' } });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toMatch(/javascript/);
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(br.rawPayload.equals(readFileSync(join(built, 'chunk-ABCDEFG3.js.br')))).toBe(true);
+    const gz = await app.inject({ url: '/assets/chunk-ABCDEFG3.js', headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(CHUNK);
+    expect((await app.inject({ url: '/assets/chunk-ABCDEFG3.js' })).body).toBe(CHUNK);
+    // never asked for by name
+    expect((await app.inject({ url: '/assets/chunk-ABCDEFG3.js.br' })).statusCode).toBe(404);
   });
 
   it('serves only named hashed files: no sources, no listings, no traversal, no missing files', async () => {
