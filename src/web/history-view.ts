@@ -2,7 +2,8 @@ import { type Answer, ApiError, call, enc, type RequestOptions } from './api.js'
 import { add, clear, h } from './dom.js';
 import { diffView, unifiedView } from './diff-view.js';
 import type { TemplateDiff } from '../schema/diff.js';
-import type { HistoryAnswer, RoleDiff, Version } from '../schema/history.js';
+import type { HistoryAnswer, RoleDiff, TemplateVersion, Version } from '../schema/history.js';
+import type { TemplateAnswer } from '../schema/templates.js';
 import { errorText } from './ui.js';
 
 /**
@@ -58,8 +59,14 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
       out.append(h('h4', {}, `The version of ${when(v.at)} (${short(v.commit)}) against the current text`));
       if (o.dirty) out.append(h('p', { class: 'note' }, 'The current text is the saved one, not your unsaved edits.'));
       if (o.kind === 'template') {
-        const { body } = await call<TemplateDiff>('GET', `${base}/diff${q}`);
-        out.append(diffView(body, null));
+        // the two texts too, so the text diff is the page's side-by-side view, and the saved card for the graph
+        const [diff, then, now] = await Promise.all([
+          call<TemplateDiff>('GET', `${base}/diff${q}`),
+          call<TemplateVersion>('GET', `${base}/versions/${v.commit}`),
+          call<TemplateAnswer>('GET', base),
+        ]);
+        const sources = { before: then.body.source, after: now.body.source, beforeLabel: `version ${short(v.commit)}`, afterLabel: 'saved' };
+        out.append(diffView(diff.body, now.body.card, sources));
       } else {
         const { body } = await call<RoleDiff>('GET', `${base}/diff${q}`);
         if (body.identical) out.append(h('p', { class: 'callout ok', role: 'status' }, 'Identical to the current role.'));
