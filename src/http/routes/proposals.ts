@@ -44,7 +44,11 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
   const store = openProposalStore({
     library,
     logger: app.log.child({ component: 'proposals' }),
-    onChange: (kind, p) => events?.publish(kind === 'created' ? 'proposal.created' : 'proposal.decided', eventData(p)),
+    onChange: (kind, p) => {
+      events?.publish(kind === 'created' ? 'proposal.created' : 'proposal.decided', eventData(p));
+      // the record is on disk now: its own commit (a proposal saved into a template is that save's commit too)
+      library.history?.commit({ paths: [`proposals/${p.id}.json`], message: kind === 'created' ? `proposal ${p.id} for ${p.name}` : `proposal ${p.id} ${p.status}` });
+    },
   });
   // read proposals/ and finish an interrupted save at the start, before any template changes
   app.addHook('onReady', () => store.ready());

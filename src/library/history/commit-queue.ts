@@ -156,6 +156,7 @@ export class CommitQueue {
       this.jobs.splice(0, batch.length);
       this.delay = RETRY_FIRST_MS;
       for (const job of batch) if (job.journal) this.o.journal.done(job.journal);
+      this.o.journal.landed();
     }
   }
 
@@ -230,6 +231,9 @@ export class CommitQueue {
     }
     const last = ids.get(made.length);
     if (!last) throw new Error('git fast-import named no commit for the batch');
+    // which journal files this move lands, for a start after a crash between the move and their removal
+    const names = batch.map((j) => j.journal).filter((x): x is string => x !== null);
+    if (names.length) this.o.journal.landing(last, names);
     await this.fault('update-ref');
     await git.ok(['update-ref', '-m', made.length === 1 ? made[0]!.message : `${made.length} commits`, 'HEAD', last, this.head ?? zero], { background: true });
     this.head = last;

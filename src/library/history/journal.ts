@@ -65,6 +65,43 @@ export class Journal {
     }
   }
 
+  /**
+   * Before HEAD moves to `commit`, the journal files that commit lands: a
+   * crash after the move and before those files are removed must not commit
+   * them again at the next start (settleLanding). Written and renamed
+   * synchronously; should that fail it throws, HEAD is not moved, and the
+   * batch is retried.
+   */
+  landing(commit: string, names: string[]): void {
+    mkdirSync(this.dir, { recursive: true });
+    const tmp = join(this.dir, '.tmp-landing');
+    writeFileSync(tmp, JSON.stringify({ commit, names }));
+    renameSync(tmp, join(this.dir, '..', 'landing.json'));
+  }
+
+  landed(): void {
+    try {
+      unlinkSync(join(this.dir, '..', 'landing.json'));
+    } catch {
+      // gone already
+    }
+  }
+
+  /** At start: a landing that HEAD holds removes its journal files; one it does not hold is replayed from them. */
+  async settleLanding(holds: (commit: string) => Promise<boolean>): Promise<void> {
+    let l: { commit?: unknown; names?: unknown };
+    try {
+      l = JSON.parse(readFileSync(join(this.dir, '..', 'landing.json'), 'utf8')) as typeof l;
+    } catch {
+      this.landed();
+      return;
+    }
+    if (typeof l.commit === 'string' && Array.isArray(l.names) && (await holds(l.commit))) {
+      for (const n of l.names) if (typeof n === 'string' && /^[0-9-]+\.json$/.test(n)) this.done(n);
+    }
+    this.landed();
+  }
+
   /** What a crash left, oldest first; a torn or foreign file is removed. */
   left(): { name: string; entry: JournalEntry }[] {
     let names: string[];

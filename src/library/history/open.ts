@@ -84,7 +84,8 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   const journal = new Journal(git.gitDir, logger);
   const queue = new CommitQueue({ git, format, author, journal, logger, ...(o.faults ? { faults: o.faults } : {}) });
 
-  // 1. what a crash left queued, in order
+  // 1. what a crash left queued, in order — less a batch HEAD already holds (its files not yet removed)
+  await journal.settleLanding(async (commit) => (await git.run(['merge-base', '--is-ancestor', commit, 'HEAD'])).code === 0);
   const left = journal.left();
   for (const { name, entry } of left) queue.enqueue({ snapshot: fromEntry(entry), message: entry.message, who: entry.who, at: entry.at, journal: name });
   await queue.settle();
