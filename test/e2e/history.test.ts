@@ -90,6 +90,20 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     expect(await list.locator('.history-item').count()).toBe(2);
   });
 
+  it('pages: twenty versions, then Older versions brings the rest and takes the focus', async () => {
+    const shipped = await (await fetch(`${served.base}/api/desk/templates/quick-fix`)).json();
+    for (let i = 0; i < 22; i++) {
+      expect((await api('/templates/quick-fix', 'PUT', { source: shipped.source.replace(/^ {2}purpose: .*$/m, `  purpose: Take ${i}`) })).status).toBe(200);
+    }
+    await page.goto(`${served.base}/#/templates/quick-fix/history`);
+    const items = page.getByRole('list', { name: 'Versions of quick-fix' }).locator('.history-item');
+    await expect.poll(() => items.count()).toBe(20);
+    await page.getByRole('button', { name: 'Older versions' }).click();
+    await expect.poll(() => items.count()).toBe(22);
+    expect(await page.getByRole('button', { name: 'Older versions' }).count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.closest('.history-item') === document.querySelectorAll('.history-item')[20])).toBe(true);
+  });
+
   it('a role page lists its versions and restores one', async () => {
     expect((await api('/role', 'POST', { name: 'reviewer', role_md: '# Reviewer\n\nFirst words.\n' })).status).toBe(200);
     expect((await api('/role', 'POST', { name: 'reviewer', role_md: '# Reviewer\n\nSecond words.\n' })).status).toBe(200);
