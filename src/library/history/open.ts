@@ -133,12 +133,15 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
       if (found.size) enqueue(found, `found on disk: ${label(key)}`, null, Date.now(), true);
     },
     after(key, ctx: WriteContext | undefined) {
+      // a write of the library's own API carries its context (hook.ts); one without is a sync's merge,
+      // which commits its files itself (exclusive) — expectations follow HEAD once it has
+      if (!ctx) return;
       const snap = readName(fs, key);
       const at = Date.now();
-      const fallback = ctx?.fallback ?? `write ${label(key)}`;
+      const fallback = ctx.fallback;
       for (const [p, b] of snap) expected.set(p, b === null ? null : blobId(b, format));
-      const file = journal.write(toEntry(snap, fallback, ctx?.who ?? null, at));
-      queue.enqueue({ snapshot: snap, message: ctx?.message ?? fallback, who: ctx?.who ?? null, at, journal: file });
+      const file = journal.write(toEntry(snap, fallback, ctx.who, at));
+      queue.enqueue({ snapshot: snap, message: ctx.message, who: ctx.who, at, journal: file });
     },
   };
 
