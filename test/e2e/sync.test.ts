@@ -12,7 +12,14 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
+import { AxeBuilder } from '@axe-core/playwright';
 import { browserMissing, buildWeb, launch } from './harness.js';
+
+/** axe's violations, by rule and the first node's selector; legacy mode runs axe in the page itself (as a11y.test.ts does). */
+async function violations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).setLegacyMode(true).analyze();
+  return result.violations.map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`);
+}
 
 const missing = browserMissing();
 if (missing) console.warn(missing);
@@ -85,6 +92,9 @@ describe.skipIf(missing !== null)('sync on the page (e2e)', () => {
     await expect.poll(() => panel.textContent()).toContain('Purpose from desk A');
 
     await panel.getByRole('button', { name: 'Rebase onto theirs' }).click();
+    await panel.getByRole('radio', { name: /Take theirs/ }).waitFor();
+    // the header's indicator, the diff and the choices: nothing axe finds
+    expect(await violations(page)).toEqual([]);
     await panel.getByRole('radio', { name: /Take theirs/ }).check();
     await panel.getByRole('button', { name: 'Use this' }).click();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
