@@ -141,6 +141,8 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard): SyncFiles & {
   return {
     template(name, decide) {
       const fs = guard.writable();
+      // a name code registers read-only is never written, whatever the remote holds under it
+      if (ctx.readOnly.has(name)) return Promise.resolve({ kind: 'keep' });
       return slot(`template:${name}`, () =>
         guarded(async () => {
           await recoverTemplate(fs, name);
