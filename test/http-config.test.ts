@@ -13,6 +13,8 @@ describe('loadConfig', () => {
       token: undefined,
       logLevel: 'info',
       allowedHosts: [],
+      libraryRemote: null,
+      syncInterval: 60,
     });
   });
 
