@@ -26,6 +26,8 @@ export interface Config {
   libraryRemote: string | null;
   /** DESK_SYNC_INTERVAL in seconds, between fetch-and-merge rounds with the remote; default 60 */
   syncInterval: number;
+  /** DESK_AUTHOR, `Name <email>`, the author of every history commit (docs/history.md); default `desk <desk@localhost>` */
+  author: string;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -60,7 +62,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (libraryRemote !== null && libraryRoot === null) {
     throw new ConfigError('DESK_LIBRARY_REMOTE needs a library root to sync, but DESK_LIBRARY_ROOT is set and empty');
   }
-  return { host, port, libraryRoot, token, logLevel: level as LogLevel, allowedHosts, libraryRemote, syncInterval };
+  return { host, port, libraryRoot, token, logLevel: level as LogLevel, allowedHosts, libraryRemote, syncInterval, author: parseAuthor(env.DESK_AUTHOR) };
+}
+
+/** `Name <email>`, as git writes an author; a name of one line, an address without spaces or brackets. */
+function parseAuthor(value: string | undefined): string {
+  const author = value?.trim() || DEFAULT_AUTHOR;
+  if (!/^[^<>\n]*[^<>\s][^<>\n]*<[^<>\s]+>$/.test(author)) {
+    throw new ConfigError(`DESK_AUTHOR ${JSON.stringify(value)} is not \`Name <email>\` (like desk <desk@localhost>)`);
+  }
+  return author;
 }
 
 export const DEFAULT_SYNC_INTERVAL = 60;

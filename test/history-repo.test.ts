@@ -40,3 +40,12 @@ describe('the library root is a git repository', () => {
     expect(git(f.root, 'status', '--porcelain')).toBe('');
   });
 });
+
+describe('DESK_AUTHOR', () => {
+  it('defaults to desk <desk@localhost>, takes Name <email>, and refuses anything else', async () => {
+    const { loadConfig, ConfigError } = await import('../src/config.js');
+    expect(loadConfig({}, '/tmp').author).toBe('desk <desk@localhost>');
+    expect(loadConfig({ DESK_AUTHOR: ' Ann Lee <ann@example.org> ' }, '/tmp').author).toBe('Ann Lee <ann@example.org>');
+    for (const bad of ['ann', '<ann@x>', 'ann <a b>', 'ann <x', 'a\n<x@y>']) expect(() => loadConfig({ DESK_AUTHOR: bad }, '/tmp'), bad).toThrow(ConfigError);
+  });
+});
