@@ -87,19 +87,20 @@ export class Journal {
     }
   }
 
-  /** At start: a landing that HEAD holds removes its journal files; one it does not hold is replayed from them. */
-  async settleLanding(holds: (commit: string) => Promise<boolean>): Promise<void> {
+  /** At start: a landing that HEAD holds removes its journal files; one it does not hold is replayed from them. True when one was there (a batch was cut short). */
+  async settleLanding(holds: (commit: string) => Promise<boolean>): Promise<boolean> {
     let l: { commit?: unknown; names?: unknown };
     try {
       l = JSON.parse(readFileSync(join(this.dir, '..', 'landing.json'), 'utf8')) as typeof l;
-    } catch {
+    } catch (e) {
       this.landed();
-      return;
+      return (e as NodeJS.ErrnoException).code !== 'ENOENT';
     }
     if (typeof l.commit === 'string' && Array.isArray(l.names) && (await holds(l.commit))) {
       for (const n of l.names) if (typeof n === 'string' && /^[0-9-]+\.json$/.test(n)) this.done(n);
     }
     this.landed();
+    return true;
   }
 
   /** What a crash left, oldest first; a torn or foreign file is removed. */

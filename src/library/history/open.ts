@@ -6,7 +6,7 @@ import type { LockHolder } from '../lock-holder.js';
 import { LOCK_FILE } from '../root-lock.js';
 import { CommitQueue, type Job } from './commit-queue.js';
 import { disabledHistory } from './disabled.js';
-import { gitAt, gitVersion } from './git.js';
+import { GitMissingError, gitAt } from './git.js';
 import type { SlotHooks, WriteContext } from './hook.js';
 import { fromEntry, Journal, toEntry } from './journal.js';
 import * as read from './read.js';
@@ -60,12 +60,6 @@ async function lockIsOurs(root: string, holder: LockHolder): Promise<boolean> {
  */
 export async function openHistory(fs: FsContext, holder: LockHolder, logger: LibraryLogger, o: HistoryOptions = {}): Promise<Opened> {
   const bin = o.git ?? 'git';
-  const version = await gitVersion(bin, o.env);
-  if (!version) {
-    const why = `git was not found (${bin} on PATH): the library keeps no history; install git and restart to keep it`;
-    logger.warn({ history: false }, why);
-    return off(why);
-  }
   const author = parseAuthor(o.author ?? DEFAULT_AUTHOR) ?? parseAuthor(DEFAULT_AUTHOR)!;
   const git = gitAt(fs.root, bin, o.env);
   const kind = await gitDirKind(fs.root);
@@ -74,19 +68,32 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
     logger.warn({ history: false }, why);
     return off(why);
   }
-  if (kind === 'missing') await initRepo(git);
-  reportLocks(logger, await recoverLocks(git.gitDir, () => lockIsOurs(fs.root, holder)));
-  const format = (await git.ok(['rev-parse', '--show-object-format'])).trim() === 'sha256' ? 'sha256' : ('sha1' as ObjectFormat);
-  const hadHead = (await git.run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'])).code === 0;
-  // index entries a killed commit staged are dropped: its job is still in the journal
-  if (hadHead) await git.run(['reset', '-q', 'HEAD', '--', '.gitignore', 'templates', 'roles', 'proposals']);
+  // every git process is a fork and exec that a loaded machine makes slow: the start runs as few as it can
+  let format: ObjectFormat;
+  let hadHead: boolean;
+  let locks: string[];
+  try {
+    if (kind === 'missing') await initRepo(git);
+    locks = await recoverLocks(git.gitDir, () => lockIsOurs(fs.root, holder));
+    const [f, h] = await Promise.all([git.ok(['rev-parse', '--show-object-format']), git.run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'])]);
+    format = f.trim() === 'sha256' ? 'sha256' : 'sha1';
+    hadHead = h.code === 0;
+  } catch (e) {
+    if (!(e instanceof GitMissingError)) throw e;
+    const why = `git was not found (${bin} on PATH): the library keeps no history; install git and restart to keep it`;
+    logger.warn({ history: false }, why);
+    return off(why);
+  }
+  reportLocks(logger, locks);
   await ensureIgnore(fs.root);
   const journal = new Journal(git.gitDir, logger);
   const queue = new CommitQueue({ git, format, author, journal, logger, ...(o.faults ? { faults: o.faults } : {}) });
 
   // 1. what a crash left queued, in order — less a batch HEAD already holds (its files not yet removed)
-  await journal.settleLanding(async (commit) => (await git.run(['merge-base', '--is-ancestor', commit, 'HEAD'])).code === 0);
+  const cut = (await journal.settleLanding(async (commit) => (await git.run(['merge-base', '--is-ancestor', commit, 'HEAD'])).code === 0)) || locks.length > 0;
   const left = journal.left();
+  // index entries a commit cut short had staged go back to HEAD: its job is still in the journal
+  if (hadHead && (cut || left.length > 0)) await git.run(['reset', '-q', 'HEAD', '--', '.gitignore', 'templates', 'roles', 'proposals']);
   for (const { name, entry } of left) queue.enqueue({ snapshot: fromEntry(entry), message: entry.message, who: entry.who, at: entry.at, journal: name });
   await queue.settle();
 
@@ -173,7 +180,7 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
     },
     onCommit: (l) => queue.onCommit(l),
   };
-  logger.info({ history: true, git: version }, 'history: every write is a git commit');
+  logger.info({ history: true }, 'history: every write is a git commit');
   return {
     history,
     hooks,
