@@ -118,13 +118,3 @@ export function gitAt(root: string, bin = 'git', baseEnv: NodeJS.ProcessEnv = pr
     env,
   };
 }
-
-/** The git version, or null when git cannot be run (the service then keeps no history and says so once). */
-export async function gitVersion(bin = 'git', baseEnv: NodeJS.ProcessEnv = process.env): Promise<string | null> {
-  try {
-    const r = await gitAt('/', bin, baseEnv).run(['--version']);
-    return r.code === 0 ? r.stdout.toString('utf8').trim() : null;
-  } catch {
-    return null;
-  }
-}
