@@ -1,7 +1,7 @@
 /**
  * axe-core (through @axe-core/playwright) on every view of the settings page:
  * the library (with a row menu and a confirmation open), one template's
- * source, card, diff and launch preview, a role, the proposals, and the New
+ * source, card, diff, launch preview and history, a role, the proposals, and the New
  * template form with a bad name. Each view must have zero violations of
  * axe's default rules (WCAG A/AA and best practices, heading order among
  * them). A failure lists each rule with the selectors it names.
@@ -66,7 +66,7 @@ describe.skipIf(missing !== null)('accessibility: axe on every view (e2e)', () =
     expect(await violations(page)).toEqual({});
   });
 
-  it('a template: source, card, diff and launch preview', async () => {
+  it('a template: source, card, diff, launch preview and history', async () => {
     await variedLibrary();
     await page.goto(`${served.base}/#/templates/quick-fix`);
     await page.getByRole('textbox', { name: 'Source of quick-fix' }).waitFor();
@@ -85,6 +85,10 @@ describe.skipIf(missing !== null)('accessibility: axe on every view (e2e)', () =
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.locator('.launch-result').waitFor();
     expect(await violations(page), 'launch preview').toEqual({});
+
+    await page.goto(`${served.base}/#/templates/quick-fix/history`);
+    await page.locator('#panel-history li').first().waitFor();
+    expect(await violations(page), 'history').toEqual({});
 
     await page.goto(`${served.base}/#/templates/broken`);
     await page.locator('.page-head h2 .badge').waitFor();
