@@ -49,3 +49,16 @@ describe('DESK_AUTHOR', () => {
     for (const bad of ['ann', '<ann@x>', 'ann <a b>', 'ann <x', 'a\n<x@y>']) expect(() => loadConfig({ DESK_AUTHOR: bad }, '/tmp'), bad).toThrow(ConfigError);
   });
 });
+
+describe('stale git locks', () => {
+  it('are left alone when the root lock is not ours', async () => {
+    const { recoverLocks } = await import('../src/library/history/repo.js');
+    const { mkdtemp, writeFile: write, access } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const gitDir = await mkdtemp(join(tmpdir(), 'desk-git-locks-'));
+    await write(join(gitDir, 'index.lock'), '');
+    await expect(recoverLocks(gitDir, async () => false)).rejects.toThrow(/not ours/);
+    await expect(access(join(gitDir, 'index.lock'))).resolves.toBeUndefined();
+    expect(await recoverLocks(gitDir, async () => true)).toEqual(['index.lock']);
+  });
+});

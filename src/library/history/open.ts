@@ -133,6 +133,16 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
 
   const label = (key: NameKey) => (key.startsWith('role:') ? `role ${key.slice(5)}` : key.slice(9));
   const differs = (p: string, b: Buffer | null) => (b === null ? (expected.get(p) ?? null) !== null : expected.get(p) !== blobId(b, format));
+  // History never fails a write: a hook that throws (its reads report odd files, they do not throw) costs that commit only
+  const guarded =
+    <A extends unknown[]>(f: (...a: A) => void) =>
+    (...a: A) => {
+      try {
+        f(...a);
+      } catch (e) {
+        logger.error({ err: (e as Error).message }, 'history: a write could not be queued for its commit');
+      }
+    };
   const hooks: SlotHooks = {
     before(key) {
       const snap = readName(fs, key);
@@ -151,6 +161,8 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
       queue.enqueue({ snapshot: snap, message: ctx.message, who: ctx.who, at, journal: file });
     },
   };
+  hooks.before = guarded(hooks.before);
+  hooks.after = guarded(hooks.after);
 
   const history: History = {
     enabled: true,
