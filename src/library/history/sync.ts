@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LibraryLogger } from '../context.js';
+import type { SyncStatus } from '../../schema/sync.js';
 import type { Library } from '../types.js';
 import { type Git, GitError, gitIn, gitLine } from './sync-git.js';
-import { unitOf } from './sync-files.js';
+import { identityEnv, loadDiverged, remoteLabel, saveDiverged } from './sync-store.js';
 import { blobAt, type Diverged, type DivergedAt, mergeRemote, revOrNull } from './sync-round.js';
 
 /**
@@ -28,52 +27,15 @@ export interface SyncOptions {
   now?: () => number;
 }
 
-export interface SyncStatus {
-  remote: string;
-  ahead: number;
-  behind: number;
-  last_sync: string | null;
-  last_error: string | null;
-  diverged: string[];
-  diverged_roles: string[];
-}
+export type { SyncStatus };
 
 /** The remote's branch as last fetched. */
 const REMOTE_REF = 'refs/desk-sync/remote';
-const STORE = 'desk-sync.json';
-
-/** Credentials in a URL stay out of answers, logs and commit messages. */
-export function remoteLabel(remote: string): string {
-  try {
-    const u = new URL(remote);
-    if (u.password || u.username) {
-      u.password = '';
-      u.username = '';
-      return u.toString();
-    }
-  } catch {
-    // a path or scp-like address
-  }
-  return remote;
-}
 
 /** A push refused because the remote's branch is not where the last fetch left it. */
 const moved = (e: unknown): boolean => e instanceof GitError && /rejected|fetch first|non-fast-forward|cannot lock ref|failed to update ref/i.test(e.stderr);
 
-const HEX = /^[0-9a-f]{40,64}$/;
-const isAt = (x: unknown): x is DivergedAt => {
-  const at = x as DivergedAt;
-  return typeof at === 'object' && at !== null && typeof at.remote === 'string' && HEX.test(at.remote) && (at.base === null || (typeof at.base === 'string' && HEX.test(at.base)));
-};
-
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
-
-function identityEnv(author: string): Record<string, string> {
-  const m = /^\s*(.*?)\s*<([^>]*)>\s*$/.exec(author);
-  const name = m?.[1] || 'desk';
-  const email = m?.[2] || 'desk@localhost';
-  return { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
-}
 
 export class LibrarySync {
   readonly label: string;
@@ -315,28 +277,12 @@ export class LibrarySync {
     return true;
   }
 
-  /** The diverged names live in the git folder: this desk's own bookkeeping, never committed or pushed. */
   private async load(): Promise<void> {
-    try {
-      const d = JSON.parse(await readFile(join(this.gitDir!, STORE), 'utf8')) as Partial<Diverged>;
-      // only entries this code could have written: a name the unit rules accept, commits as hex
-      const keep = (kind: 'template' | 'role', o: unknown) =>
-        Object.fromEntries(
-          Object.entries(typeof o === 'object' && o ? o : {}).filter(
-            ([name, at]) => unitOf(kind === 'template' ? `templates/${name}.yaml` : `roles/${name}/role.md`)?.kind === kind && isAt(at),
-          ),
-        ) as Record<string, DivergedAt>;
-      this.diverged = { templates: keep('template', d.templates), roles: keep('role', d.roles) };
-    } catch {
-      this.diverged = { templates: {}, roles: {} };
-    }
+    this.diverged = await loadDiverged(this.gitDir!);
     this.library.syncFiles?.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
   }
 
-  private async save(): Promise<void> {
-    const path = join(this.gitDir!, STORE);
-    const tmp = `${path}.${randomBytes(4).toString('hex')}`;
-    await writeFile(tmp, JSON.stringify(this.diverged));
-    await rename(tmp, path);
+  private save(): Promise<void> {
+    return saveDiverged(this.gitDir!, this.diverged);
   }
 }
