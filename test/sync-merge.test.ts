@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/library/markers.js';
 import { type Blob, mergePlainFile, mergeTemplate, type TemplateSide } from '../src/library/history/sync-merge.js';
+import { remoteLabel } from '../src/library/history/sync-store.js';
 
 const S1 = 'a'.repeat(64);
 const S2 = 'b'.repeat(64);
@@ -65,5 +66,16 @@ describe('mergePlainFile', () => {
   it('takes a side changed alone and keeps this desk on a real difference', () => {
     expect(mergePlainFile(null, null, buf('k'))).toMatchObject({ kind: 'write', how: 'theirs' });
     expect(mergePlainFile(buf('o'), buf('a'), buf('b'))).toEqual({ kind: 'keep' });
+  });
+});
+
+describe('remoteLabel', () => {
+  it('leaves credentials in a URL out, and paths and scp-like addresses as they are', () => {
+    const shown = remoteLabel('https://desk:s3cret@git.example/team/lib.git');
+    expect(shown).not.toContain('s3cret');
+    expect(shown).not.toContain('desk@');
+    expect(shown).toContain('git.example/team/lib.git');
+    expect(remoteLabel('/srv/team.git')).toBe('/srv/team.git');
+    expect(remoteLabel('git@host:team/lib.git')).toBe('git@host:team/lib.git');
   });
 });
