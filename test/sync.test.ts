@@ -308,6 +308,17 @@ describe('sync with a remote', () => {
     }
   });
 
+  it('a failing URL remote is reported without its credentials', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    const a = await desk(`http://desk:s3cret@127.0.0.1:${port}/team.git`);
+    const s = await sync(a);
+    expect(s.last_error).not.toBeNull();
+    expect(JSON.stringify(s)).not.toContain('s3cret');
+  });
+
   it('without git the status says history is off, and saves go on', async () => {
     const fx = await fixture();
     const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, history: { git: join(fx.dir, 'no-git-here') } }, web: false, sync: { remote: bare, intervalMs: HOUR } });

@@ -150,7 +150,9 @@ export class LibrarySync {
   }
 
   private fail(step: string, e: unknown): void {
-    const why = e instanceof GitError ? e.message : `${step}: ${(e as Error).message}`;
+    const raw = e instanceof GitError ? e.message : `${step}: ${(e as Error).message}`;
+    // git may name the URL it could not reach: never with its credentials
+    const why = raw.split(this.options.remote).join(this.label).replace(/\/\/[^/@\s]+@/g, '//');
     // a remote that stays down is said once, not at every round
     if (why !== this.lastError) this.logger.warn({ step, remote: this.label, err: why }, 'sync with the remote failed; the next round tries again');
     this.lastError = why;
