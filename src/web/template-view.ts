@@ -10,7 +10,7 @@ import type { Card } from '../schema/card.js';
 import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
 import { duplicateForm } from './duplicate.js';
 import { divergedPanel } from './sync-diverged.js';
-import { badge, confirmInline, errorText, say, showState } from './ui.js';
+import { badge, confirmInline, errorText, focusLost, say, showState } from './ui.js';
 
 export type Tab = 'source' | 'card' | 'diff' | 'launch' | 'history';
 
@@ -123,7 +123,7 @@ export class TemplatePage {
     if (etag !== null && (etag === this.etag || this.ours.has(etag))) return;
     if (this.notices.querySelector('.changed-elsewhere')) return;
     const box = conflictBox(this.name, this.editor.text, {
-      reload: () => void this.refresh('Reloaded the saved version.').then(() => clear(this.notices)),
+      reload: () => void this.refresh('Reloaded the saved version.').then(() => this.settled()),
       overwrite: () => void this.overwrite(this.editor.text),
     });
     box.classList.add('changed-elsewhere');
@@ -330,7 +330,7 @@ export class TemplatePage {
     clear(this.notices);
     this.notices.append(
       conflictBox(this.name, mine, {
-        reload: () => void this.refresh('Reloaded the saved version.').then(() => clear(this.notices)),
+        reload: () => void this.refresh('Reloaded the saved version.').then(() => this.settled()),
         overwrite: () => void this.overwrite(mine),
       }),
     );
@@ -430,8 +430,17 @@ export class TemplatePage {
     if (e instanceof ApiError && e.status === 412) {
       void this.followState();
       this.notice('error', `${what}: the template changed elsewhere. Reload to see it.`);
-      this.notices.append(h('button', { type: 'button', onclick: () => void this.refresh('Reloaded.').then(() => clear(this.notices)) }, 'Reload'));
+      this.notices.append(h('button', { type: 'button', onclick: () => void this.refresh('Reloaded.').then(() => this.settled()) }, 'Reload'));
     } else this.notice('error', `${what}: ${errorText(e)}`);
+  }
+
+  /**
+   * A conflict answered by Reload: its box goes, and with it the button that
+   * had the focus, so the focus moves to the result said by the toolbar.
+   */
+  private settled(): void {
+    clear(this.notices);
+    if (focusLost()) (this.toolbar.nextElementSibling as HTMLElement | null)?.focus();
   }
 
   /** After a 412: the badge shows the state the service has now; the text, the draft and the ETag stay until Reload. */

@@ -237,7 +237,7 @@ describe.skipIf(missing !== null)('the library list (e2e)', () => {
     await expect.poll(async () => (await focused()).cls).toContain('said');
   });
 
-  it('refreshes the badge when a save meets 412', async () => {
+  it('refreshes the badge when a save meets 412, and Reload leaves the focus on the result', async () => {
     await edit('write');
     await page.goto(`${served.base}/#/templates/write`);
     await page.locator('.page-head h2 .badge[data-state="edited"]').waitFor();
@@ -254,6 +254,9 @@ describe.skipIf(missing !== null)('the library list (e2e)', () => {
     await page.getByRole('alert').first().waitFor();
     await expect.poll(() => page.locator('.page-head h2 .badge').getAttribute('data-state')).toBe('shipped');
     expect(existsSync(copyPath('write'))).toBe(false);
+    // Reload takes the conflict box (and its focused button) away: the focus goes to the result
+    await page.getByRole('button', { name: 'Reload the saved version' }).click();
+    await expect.poll(async () => (await focused()).cls).toContain('said');
   });
 
   it('New template: a pattern the browser compiles, and a bad name answered beside the field', async () => {
