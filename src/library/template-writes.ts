@@ -84,7 +84,7 @@ async function allOrFail<T extends unknown[]>(steps: { [K in keyof T]: Promise<T
  *    back after a crash finds its copy landed and rolls the same marker
  *    forward, or finds the copy changed since and leaves it be.
  */
-export async function writeTemplateSave(fs: FsContext, name: string, source: string, shipped: ShippedTemplate | null, given?: Marker): Promise<Marker | null> {
+export async function writeTemplateSave(fs: FsContext, name: string, source: string, shipped: ShippedTemplate | null, given?: Marker & { copy: string }): Promise<Marker | null> {
   const bytes = Buffer.from(source, 'utf8');
   if (!shipped) {
     await writeFileAtomic(fs, copyPath(name), bytes, 'copy');

@@ -69,7 +69,7 @@ describe.skipIf(missing !== null)('sync on the page (e2e)', () => {
     const a = await desk('a', bare);
     const b = await desk('b', bare);
     await api(b, 'POST', '/sync');
-    const shipped = (await (await fetch(`${a.base}/api/desk/templates/quick-fix`)).json()).source as string;
+    const shipped = ((await (await fetch(`${a.base}/api/desk/templates/quick-fix`)).json()) as { source: string }).source;
     const fromA = shipped.replace(/^ {2}purpose: .*$/m, '  purpose: Purpose from desk A');
     const fromB = shipped.replace(/^ {2}purpose: .*$/m, '  purpose: Purpose from desk B');
     expect((await api(a, 'PUT', '/templates/quick-fix', { source: fromA })).status).toBe(200);
@@ -103,6 +103,6 @@ describe.skipIf(missing !== null)('sync on the page (e2e)', () => {
 
     await api(b, 'POST', '/sync');
     await api(a, 'POST', '/sync');
-    expect((await (await fetch(`${a.base}/api/desk/templates/quick-fix`)).json()).source).toBe(fromA);
+    expect(((await (await fetch(`${a.base}/api/desk/templates/quick-fix`)).json()) as { source: string }).source).toBe(fromA);
   });
 });

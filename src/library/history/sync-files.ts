@@ -155,9 +155,9 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard): SyncFiles & {
           if (yaml === null) {
             // the remote removed its copy: a shipped name loads its shipped bytes again
             await (shipped ? writeTemplateReset(fs, name) : writeTemplateDelete(fs, name));
-          } else if (shipped && m && m.copy === sha256Hex(yaml)) {
+          } else if (shipped && m?.copy !== undefined && m.copy === sha256Hex(yaml)) {
             // file and marker under one intent, as a save writes them
-            await writeTemplateSave(fs, name, yaml.toString('utf8'), shipped, m);
+            await writeTemplateSave(fs, name, yaml.toString('utf8'), shipped, { shipped: m.shipped, copy: m.copy });
           } else {
             // a copy changed outside the service on the other desk, or no marker: two atomic writes,
             // the copy first, so a crash between them reads edited_outside, never a wrong copy
