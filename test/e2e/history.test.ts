@@ -17,6 +17,7 @@ if (missing) console.warn(missing);
 describe.skipIf(missing !== null)('history panel (e2e)', () => {
   let served: Served;
   let page: Page;
+  // page.evaluate takes strings: the test files are compiled without the DOM lib
   usePage((s, p) => {
     served = s;
     page = p;
@@ -26,7 +27,7 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     fetch(`${served.base}/api/desk${path}`, { method, headers: { origin: served.base, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   it('lists two saves, diffs one, and restores the first: the bytes on disk are its bytes', async () => {
-    const shipped = await (await fetch(`${served.base}/api/desk/templates/quick-fix`)).json();
+    const shipped = (await (await fetch(`${served.base}/api/desk/templates/quick-fix`)).json()) as { source: string };
     const first = shipped.source.replace(/^ {2}purpose: .*$/m, '  purpose: The first purpose');
     const second = shipped.source.replace(/^ {2}purpose: .*$/m, '  purpose: The second purpose');
     expect((await api('/templates/quick-fix', 'PUT', { source: first })).status).toBe(200);
@@ -48,7 +49,7 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     await oldest.getByRole('button', { name: /^Restore/ }).click();
     const confirm = page.getByRole('group', { name: 'Confirm restore' });
     await confirm.waitFor();
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    expect(await page.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Cancel');
     await page.keyboard.press('Enter');
     await expect.poll(() => confirm.count()).toBe(0);
     expect(readFileSync(join(served.root, 'templates', 'quick-fix.yaml'), 'utf8')).toBe(second);
@@ -62,16 +63,13 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     // axe-core on the panel (usePage's tab has no context of its own, which AxeBuilder needs)
     // evaluated, not a script tag: the page's CSP (script-src 'self') refuses inline scripts
     await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
-    const violations = await page.evaluate(async () => {
-      const r = await (window as unknown as { axe: { run: (s: string) => Promise<{ violations: { id: string }[] }> } }).axe.run('#panel-history');
-      return r.violations.map((v) => v.id);
-    });
+    const violations = await page.evaluate<string[]>("axe.run('#panel-history').then((r) => r.violations.map((v) => v.id))");
     expect(violations).toEqual([]);
   });
 
   it('a version no longer valid is not restored: the alert takes the focus and lists the problems', async () => {
     expect((await api('/role', 'POST', { name: 'checker', role_md: '# Checker\n\nChecks.\n' })).status).toBe(200);
-    const shipped = await (await fetch(`${served.base}/api/desk/templates/quick-fix`)).json();
+    const shipped = (await (await fetch(`${served.base}/api/desk/templates/quick-fix`)).json()) as { source: string };
     const withChecker = shipped.source.replaceAll('role: worker', 'role: checker');
     const second = shipped.source.replace(/^ {2}purpose: .*$/m, '  purpose: The second purpose');
     expect((await api('/templates/quick-fix', 'PUT', { source: withChecker })).status).toBe(200);
@@ -84,14 +82,14 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     await page.getByRole('group', { name: 'Confirm restore' }).getByRole('button', { name: 'Yes, restore' }).click();
     const alert = page.locator('#panel-history [role="alert"]');
     await alert.waitFor();
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('alert');
+    expect(await page.evaluate<string | null>("document.activeElement && document.activeElement.getAttribute('role')")).toBe('alert');
     expect(await page.locator('#panel-history .problems li').count()).toBeGreaterThan(0);
     expect(readFileSync(join(served.root, 'templates', 'quick-fix.yaml'), 'utf8')).toBe(second);
     expect(await list.locator('.history-item').count()).toBe(2);
   });
 
   it('pages: twenty versions, then Older versions brings the rest and takes the focus', async () => {
-    const shipped = await (await fetch(`${served.base}/api/desk/templates/quick-fix`)).json();
+    const shipped = (await (await fetch(`${served.base}/api/desk/templates/quick-fix`)).json()) as { source: string };
     for (let i = 0; i < 22; i++) {
       expect((await api('/templates/quick-fix', 'PUT', { source: shipped.source.replace(/^ {2}purpose: .*$/m, `  purpose: Take ${i}`) })).status).toBe(200);
     }
@@ -101,7 +99,7 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     await page.getByRole('button', { name: 'Older versions' }).click();
     await expect.poll(() => items.count()).toBe(22);
     expect(await page.getByRole('button', { name: 'Older versions' }).count()).toBe(0);
-    expect(await page.evaluate(() => document.activeElement?.closest('.history-item') === document.querySelectorAll('.history-item')[20])).toBe(true);
+    expect(await page.evaluate<boolean>("document.activeElement.closest('.history-item') === document.querySelectorAll('.history-item')[20]")).toBe(true);
   });
 
   it('a role page lists its versions and restores one', async () => {
