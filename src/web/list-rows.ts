@@ -27,6 +27,9 @@ export function entryKey(e: Entry): string {
   return `${e.kind}:${e.kind === 'template' ? e.t.name : e.r.name}`;
 }
 
+/** each row's summary as JSON: a redraw keeps the rows whose summary is the same */
+export const drawnFrom = new WeakMap<HTMLElement, string>();
+
 export function row(e: Entry, hooks: RowHooks): HTMLElement {
   const x = e.kind === 'template' ? e.t : e.r;
   const info = stateInfo(x.state);
@@ -41,9 +44,9 @@ export function row(e: Entry, hooks: RowHooks): HTMLElement {
     'data-name': x.name,
     'data-state': x.state,
     'data-outside': x.edited_outside ? 'true' : null,
-    'data-json': JSON.stringify(x),
     'data-search': [...words, info.label, x.state, x.valid ? '' : 'invalid', x.edited_outside ? 'edited outside the service' : ''].join('\u0000'),
   });
+  drawnFrom.set(li, JSON.stringify(x));
   const notices = h('div', { class: 'row-notices' });
   const main = h(
     'div',
@@ -103,6 +106,8 @@ function menu(e: Entry, li: HTMLElement, notices: HTMLElement, hooks: RowHooks):
       run();
     } }, label));
   toggle.addEventListener('click', () => {
+    // the items are made on first opening: a library of a thousand rows draws a thousand buttons, not eight thousand
+    if (!items.firstChild) fill();
     const open = items.hidden;
     items.hidden = !open;
     toggle.setAttribute('aria-expanded', String(open));
@@ -120,7 +125,7 @@ function menu(e: Entry, li: HTMLElement, notices: HTMLElement, hooks: RowHooks):
 
   const path = e.kind === 'template' ? `/templates/${enc(x.name)}` : `/roles/${enc(x.name)}`;
   const shipped = e.kind === 'template' ? e.t.shipped : e.r.shipped;
-  add(
+  const fill = () => add(
     items,
     h('li', {}, h('a', { href: `#/${e.kind === 'template' ? 'templates' : 'roles'}/${x.name}` }, 'Open')),
     canReset(x.state, shipped)

@@ -1,6 +1,6 @@
 import { call } from './api.js';
 import { clear, h } from './dom.js';
-import { type Entry, entryKey, row, type RowHooks } from './list-rows.js';
+import { drawnFrom, type Entry, entryKey, row, type RowHooks } from './list-rows.js';
 import { CHIP_ORDER, stateInfo } from './states.js';
 import type { RoleList, RoleSummary } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
@@ -142,7 +142,7 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
       const json = JSON.stringify(e.kind === 'template' ? e.t : e.r);
       const prev = old.get(key);
       old.delete(key);
-      if (prev && prev.dataset.json === json) {
+      if (prev && drawnFrom.get(prev) === json) {
         if (prev !== at) list.insertBefore(prev, at);
         at = prev.nextElementSibling;
         continue;
