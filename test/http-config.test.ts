@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       allowedHosts: [],
       libraryRemote: null,
       syncInterval: 60,
+      author: 'desk <desk@localhost>',
     });
   });
 
