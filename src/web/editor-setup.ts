@@ -28,8 +28,6 @@ import { templateHover } from './editor-hover.js';
 export interface SetupOptions {
   /** the accessible name of the text box: `Source of <name>` */
   label: string;
-  /** the id of the element that sums up the problems */
-  describedBy: string;
   readOnly: boolean;
   names: () => Promise<LibraryNames>;
   onChange: () => void;
@@ -71,10 +69,12 @@ const highlight = HighlightStyle.define([
 ]);
 
 /**
- * CodeMirror writes its styles into a <style> element, which the page's
- * content security policy (`style-src 'self'`) refuses unless it carries the
- * nonce the service puts in index.html's `<meta name="csp-nonce">` for each
- * load. Without the meta nothing is added.
+ * In the document CodeMirror writes its styles into a <style> element, which
+ * the page's content security policy (`style-src 'self'`) refuses unless it
+ * carries the nonce of index.html's `<meta name="csp-nonce">`. The editor
+ * sits in a shadow root (adopted stylesheets, which need none), so this
+ * matters only if it is ever mounted in the document; without the meta
+ * nothing is added.
  */
 function styleNonce(): Extension {
   const nonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;
@@ -104,7 +104,9 @@ export function editorExtensions(o: SetupOptions): Extension[] {
     EditorState.tabSize.of(2),
     EditorState.readOnly.of(o.readOnly),
     // tabindex: contenteditable is focusable anyway, but axe counts the scroller as keyboard-reachable only with it
-    EditorView.contentAttributes.of({ 'aria-label': o.label, 'aria-describedby': o.describedBy, tabindex: '0' }),
+    // no aria-describedby: the editor sits in a shadow root (editor.ts), where ids outside do not resolve;
+    // the problem summary is a live status region, so changes are announced anyway
+    EditorView.contentAttributes.of({ 'aria-label': o.label, tabindex: '0' }),
     EditorView.updateListener.of((u) => {
       if (u.docChanged) o.onChange();
     }),

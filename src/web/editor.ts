@@ -62,13 +62,16 @@ export class Editor {
     this.summary = h('p', { id: 'problem-summary', class: 'problem-summary', role: 'status' });
     this.list = h('ul', { class: 'problems', 'aria-label': 'Problems' });
     const code = h('div', { class: 'code' });
+    // In a shadow root CodeMirror puts its styles in an adopted stylesheet, which the page's CSP
+    // (style-src 'self', no inline <style>) allows; in the document it would need a <style> tag.
+    const shadow = code.attachShadow({ mode: 'open' });
     this.view = new EditorView({
-      parent: code,
+      parent: shadow,
+      root: shadow,
       state: EditorState.create({
         doc: opts.source,
         extensions: editorExtensions({
           label: `Source of ${opts.name}`,
-          describedBy: 'problem-summary',
           readOnly: opts.readOnly,
           names: () => (this.names ??= loadNames()),
           onChange: () => this.changed(),

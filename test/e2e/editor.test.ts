@@ -43,7 +43,13 @@ describe.skipIf(missing !== null)('template editor (e2e)', () => {
   it('typing an unknown profile puts a squiggle and a gutter mark on its line, and lists it, with no round trip', async () => {
     // the card preview asks the service; the problems must not need it, so that answer never comes
     await page.route('**/api/desk/templates/propose', (route) => route.abort());
+    const refused: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy/.test(m.text())) refused.push(m.text());
+    });
     const before = await open('quick-fix');
+    // CodeMirror's own styles apply under the page's CSP: its theme's fixed height holds (unstyled, the editor grows to its ~2,900 px of text)
+    expect((await page.locator('.cm-editor').boundingBox())!.height).toBeLessThanOrEqual(562);
     const line = before.split('\n').findIndex((l) => l.includes('profile: workspace_write')) + 1;
     const column = before.split('\n')[line - 1]!.indexOf('workspace_write') + 1;
     expect(line).toBeGreaterThan(1);
@@ -80,6 +86,7 @@ describe.skipIf(missing !== null)('template editor (e2e)', () => {
     await expect.poll(() => item.count()).toBe(0);
     expect(await squiggle.count()).toBe(0);
     expect(await dot().isHidden()).toBe(true);
+    expect(refused).toEqual([]);
   });
 
   it('completion offers human_gate where a builtin goes, and accepting it writes it', async () => {
@@ -93,7 +100,8 @@ describe.skipIf(missing !== null)('template editor (e2e)', () => {
     const labels = await page.locator('.cm-tooltip-autocomplete li .cm-completionLabel').allTextContents();
     expect(labels).toContain('human_gate');
     expect(labels).not.toContain('workspace_write');
-    await page.keyboard.press('Enter');
+    // a click, not Enter: CodeMirror ignores Enter for a moment after the list changes, which a busy machine can hit
+    await option.click();
     await expect.poll(() => editorText(page, 'quick-fix')).toBe(before);
   });
 
