@@ -111,6 +111,8 @@ export class CommitQueue {
         return await task();
       } finally {
         this.stale = true;
+        // the task may have moved HEAD (a sync's merge, built in an index of its own): the index follows, so git status stays clean
+        await this.o.git.run(['reset', '-q', 'HEAD', '--', '.gitignore', 'templates', 'roles', 'proposals']).catch(() => {});
       }
     });
   }
