@@ -46,12 +46,24 @@ describe.skipIf(!wanted || browserMissing() !== null)('screenshots', () => {
 
       await page.goto(`${served.base}/#/`);
       await page.getByRole('link', { name: 'template release-notes, custom' }).waitFor();
+      // the row menu of the edited copy, open on its actions
+      await page.getByRole('button', { name: 'Actions for template quick-fix', exact: true }).click();
+      await page.mouse.move(0, 0);
       await page.screenshot({ path: out('library.png'), fullPage: true });
 
       await page.goto(`${served.base}/#/templates/quick-fix`);
       const src = page.getByRole('textbox', { name: 'Source of quick-fix' });
       await page.locator('.page-head h2 .badge').waitFor();
-      await src.fill((await src.inputValue()).replace('profile: workspace_write', 'profile: everything').replace('  checks: { type: builtin, builtin: checks }', '  checks: { type: builtin, builtin: check }'));
+      // one edit through the CodeMirror view (editor-page.ts says where it is found): two problems to show
+      await src.evaluate((el) => {
+        const view = (el as unknown as { cmTile?: { root?: { view?: { state: { doc: { toString(): string; length: number } }; dispatch(tr: unknown): void } } } }).cmTile?.root?.view;
+        if (!view) throw new Error('no CodeMirror view on the text box');
+        const text = view.state.doc
+          .toString()
+          .replace('profile: workspace_write', 'profile: everything')
+          .replace('  checks: { type: builtin, builtin: checks }', '  checks: { type: builtin, builtin: check }');
+        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: 'input' });
+      });
       await page.locator('li[data-code="model.profile_unknown"]').getByRole('button').click();
       await page.screenshot({ path: out('editor.png') });
     } finally {
