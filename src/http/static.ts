@@ -9,7 +9,9 @@
  * when the browser asks: the build's precompressed copies, else on the fly
  * (only here: the API's event stream must never be).
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
@@ -27,9 +29,10 @@ export interface WebOptions {
  * frame it (clickjacking a Reset button). The validator runs in a Worker
  * loaded from this origin.
  */
+const csp = (style: string) =>
+  `default-src 'none'; script-src 'self'; worker-src 'self'; style-src ${style}; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 const PAGE_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy': csp("'self'"),
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
@@ -63,7 +66,21 @@ export const webPlugin: FastifyPluginAsync<WebOptions> = async (app, opts) => {
   const page = { schema: { hide: true } };
   app.get('/', page, async (_req, reply) => {
     if (!built()) return notBuilt(reply);
-    return reply.headers(PAGE_HEADERS).header('cache-control', NO_CACHE).sendFile('index.html', webDir);
+    // CodeMirror views outside a shadow root (the merge views) mount their styles
+    // in a <style> element, which `style-src 'self'` refuses. A fresh nonce per
+    // load, handed to the page in a <meta>, lets exactly those elements in;
+    // inline style attributes stay refused.
+    const nonce = randomBytes(16).toString('base64');
+    // a build removing the page between the check and the read answers like no build
+    const file = await readFile(join(webDir, 'index.html'), 'utf8').catch(() => null);
+    if (file === null) return notBuilt(reply);
+    const html = withNonce(file, nonce);
+    return reply
+      .headers(PAGE_HEADERS)
+      .header('content-security-policy', csp(`'self' 'nonce-${nonce}'`))
+      .header('cache-control', NO_CACHE)
+      .type('text/html; charset=utf-8')
+      .send(html);
   });
   app.get<{ Params: { file: string } }>('/assets/:file', page, async (req, reply) => {
     if (!ASSET.test(req.params.file)) return reply.callNotFound();
@@ -72,3 +89,13 @@ export const webPlugin: FastifyPluginAsync<WebOptions> = async (app, opts) => {
     return reply.headers(PAGE_HEADERS).header('cache-control', IMMUTABLE).sendFile(req.params.file, webDir);
   });
 };
+
+/** index.html with `<meta name="csp-nonce">` first in its head (after the doctype when it has no head). */
+export function withNonce(html: string, nonce: string): string {
+  const meta = `<meta name="csp-nonce" content="${nonce}">`;
+  const head = /<head[^>]*>/i.exec(html);
+  if (head) return html.slice(0, head.index + head[0].length) + meta + html.slice(head.index + head[0].length);
+  const doctype = /^<!doctype[^>]*>/i.exec(html);
+  const at = doctype ? doctype[0].length : 0;
+  return html.slice(0, at) + meta + html.slice(at);
+}

@@ -94,6 +94,11 @@ describe.skipIf(missing !== null)('settings page: merge views and rebase choices
     await view.locator('.cm-merge-a .cm-changedLine', { hasText: 'note for the worker' }).first().waitFor();
     await view.locator('.cm-merge-b .cm-changedLine', { hasText: 'say why not' }).first().waitFor();
     expect(await view.locator('.cm-content[aria-readonly="true"]').count()).toBe(2);
+    // CodeMirror's own styles got past the page's CSP (the per-load style nonce): the two
+    // sides stand next to each other, not one above the other as unstyled blocks do
+    const a = await view.locator('.cm-merge-a').boundingBox();
+    const b = await view.locator('.cm-merge-b').boundingBox();
+    expect(a && b && b.x > a.x + a.width / 2 && Math.abs(b.y - a.y) < 5).toBe(true);
     // the graph diff is still shown
     expect(await page.locator('#panel-diff .graph-diff').count()).toBe(1);
     expect(await violations(page, '#panel-diff')).toEqual({});

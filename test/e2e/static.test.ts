@@ -55,6 +55,13 @@ describe('webPlugin', () => {
     const csp = String(page.headers['content-security-policy']);
     for (const rule of ["default-src 'none'", "script-src 'self'", "worker-src 'self'", "frame-ancestors 'none'"]) expect(csp).toContain(rule);
     expect(page.headers['x-content-type-options']).toBe('nosniff');
+    // a fresh style nonce per load, in the CSP and in the page's meta, and nothing else inline
+    const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'/.exec(csp)?.[1];
+    expect(nonce).toBeDefined();
+    expect(page.body).toContain(`<meta name="csp-nonce" content="${nonce}">`);
+    expect(page.body.startsWith('<!doctype html><meta name="csp-nonce"')).toBe(true);
+    const again = await app.inject({ url: '/' });
+    expect(String(again.headers['content-security-policy'])).not.toContain(`'nonce-${nonce}'`);
 
     const main = await app.inject({ url: '/assets/main-ABCDEFGH.js' });
     expect(main.statusCode).toBe(200);
