@@ -6,7 +6,9 @@ import { type Static, Type } from '@sinclair/typebox';
 
 export const SyncStatusSchema = Type.Object(
   {
-    remote: Type.String({ description: 'DESK_LIBRARY_REMOTE, any password in a URL left out' }),
+    remote: Type.Union([Type.String(), Type.Null()], {
+      description: 'DESK_LIBRARY_REMOTE, any password in a URL left out; null when the service runs without one',
+    }),
     ahead: Type.Integer({ minimum: 0, description: 'commits here the remote has not got (as last fetched)' }),
     behind: Type.Integer({ minimum: 0, description: 'commits on the remote not merged here (as last fetched)' }),
     last_sync: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the last fetch and merge succeeded' }),

@@ -34,6 +34,12 @@ export function syncIndicator(el: HTMLElement): SyncIndicator {
   el.append(text, details, button);
 
   function render(s: SyncStatus): void {
+    if (s.remote === null) {
+      // no remote: nothing to show, and nothing to ask again
+      off = true;
+      el.hidden = true;
+      return;
+    }
     el.hidden = false;
     el.classList.toggle('warn', s.last_error !== null || s.diverged.length + s.diverged_roles.length > 0);
     text.textContent = summary(s);

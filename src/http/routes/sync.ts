@@ -27,7 +27,12 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
   };
   const status = { 200: SyncStatusSchema, ...errorResponses };
 
-  app.get('/sync', { schema: { summary: 'Where the library stands against its remote', tags: ['sync'], response: status } }, async () => need().status());
+  // Without a remote the status says so (remote: null) rather than refusing: the page asks on
+  // every load to decide whether to show its indicator, and a 409 there is no client mistake.
+  const none = { remote: null, ahead: 0, behind: 0, last_sync: null, last_error: null, diverged: [], diverged_roles: [] };
+  app.get('/sync', { schema: { summary: 'Where the library stands against its remote', tags: ['sync'], response: status } }, async () =>
+    sync ? sync.status() : none,
+  );
 
   app.post(
     '/sync',
