@@ -54,6 +54,8 @@ async function snapshot(at: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const e of await readdir(at, { withFileTypes: true, recursive: true })) {
     if (join(e.parentPath, e.name).includes(LOCK_FILE)) continue;
+    // history commits in the background after start (docs/history.md): the library's files are what count
+    if (join(e.parentPath, e.name).startsWith(join(at, '.git'))) continue;
     const p = join(e.parentPath, e.name);
     if (e.isFile()) out[p] = `${createHash('sha256').update(await readFile(p)).digest('hex')} ${(await stat(p)).mtimeMs}`;
     else out[p] = e.isDirectory() ? 'dir' : 'other';

@@ -31,6 +31,21 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['get', '/schema/template.json', []],
   ['get', '/health', []],
   ['get', '/status', []],
+  ['get', '/catalogue', []],
+  ['get', '/templates/{name}/history', ['params']],
+  ['get', '/templates/{name}/versions/{commit}', ['params']],
+  ['post', '/templates/{name}/restore', ['params', 'body']],
+  ['get', '/roles/{name}/history', ['params']],
+  ['get', '/roles/{name}/versions/{commit}', ['params']],
+  ['get', '/roles/{name}/diff', ['params', 'query']],
+  ['post', '/roles/{name}/restore', ['params', 'body']],
+  ['get', '/history', []],
+  ['get', '/sync', []],
+  ['post', '/sync', []],
+  ['get', '/sync/templates/{name}', ['params']],
+  ['post', '/sync/templates/{name}/rebase', ['params']],
+  ['post', '/sync/templates/{name}/keep', ['params']],
+  ['post', '/sync/roles/{name}/keep', ['params']],
 ];
 
 describe('GET /health', () => {

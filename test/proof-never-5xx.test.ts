@@ -44,12 +44,12 @@ beforeAll(async () => {
 });
 /**
  * Globals that change without any poisoning: vitest's own worker state and
- * console stream counters, and Node's AbortController/AbortSignal, which are
- * lazy getters on globalThis until first used. graceful-fs (under
+ * console stream counters, and Node's AbortController/AbortSignal and Blob, which are
+ * lazy getters on globalThis until first used (the history's git calls use them). graceful-fs (under
  * proper-lockfile, the root lock) keeps one process-wide queue under a global
  * symbol on purpose, defined once and not deletable.
  */
-const NOT_OURS = { ignoredRootRegex: /^(__vitest_worker__|__vitest_mocker__|console|AbortController|AbortSignal|Symbol\(graceful-fs\.queue\))$/ };
+const NOT_OURS = { ignoredRootRegex: /^(__vitest_worker__|__vitest_mocker__|console|AbortController|AbortSignal|Blob|Symbol\(graceful-fs\.queue\))$/ };
 
 afterAll(async () => {
   await app?.close();
