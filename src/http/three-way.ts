@@ -7,6 +7,8 @@
  * can offer each conflict as a choice instead of showing markers.
  */
 import { diff3Merge } from 'node-diff3';
+import type { Library } from '../library/types.js';
+import { validateTemplate } from '../template/validate.js';
 
 /** A run of lines that merged cleanly, or one conflict with its three sides; each side's lines joined as written. */
 export type MergePart = { kind: 'clean'; text: string } | { kind: 'conflict'; copy: string; base: string; shipped: string };
@@ -55,4 +57,14 @@ export function threeWayMerge(copy: string, base: string, shipped: string): Merg
     }
   }
   return { merged: out.join(''), conflicts, parts };
+}
+
+/**
+ * The rebase answer: the merge, and whether the merged text validates against
+ * today's catalogue. One for rebasing onto shipped and onto a remote's version.
+ */
+export async function rebaseAnswer(library: Library, name: string, copy: string, base: string, theirs: string) {
+  const { merged, conflicts, parts } = threeWayMerge(copy, base, theirs);
+  const v = validateTemplate(merged, { name, catalogue: await library.catalogue() });
+  return { merged, conflicts, parts, valid: v.valid, problems: v.problems };
 }

@@ -13,12 +13,11 @@ import { RebaseAnswerSchema, TemplateName } from '../../schema/templates.js';
 import type { CardAgainst } from '../../template/card.js';
 import { diffTemplates } from '../../template/diff.js';
 import { isTemplateName } from '../../template/names.js';
-import { validateTemplate } from '../../template/validate.js';
 import { VERSION_PREFIX } from '../../schema/history.js';
 import { versionSource } from './history-read.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateParams } from '../schemas.js';
-import { threeWayMerge } from '../three-way.js';
+import { rebaseAnswer } from '../three-way.js';
 
 /**
  * What `?against=` names: `version:<commit>` is a version from history (history-read.ts).
@@ -108,9 +107,7 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
       if (base === entry.shipped_source) {
         throw new DeskError('nothing_to_rebase', `the shipped '${name}' has not changed since the copy was saved`);
       }
-      const { merged, conflicts, parts } = threeWayMerge(entry.source, base, entry.shipped_source);
-      const v = validateTemplate(merged, { name, catalogue: await library.catalogue() });
-      return { merged, conflicts, parts, valid: v.valid, problems: v.problems };
+      return rebaseAnswer(library, name, entry.source, base, entry.shipped_source);
     },
   );
 

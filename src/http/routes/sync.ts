@@ -12,11 +12,10 @@ import { ifMatchPasses } from '../../library/markers.js';
 import type { Library } from '../../library/types.js';
 import { DivergedTemplateSchema, SyncStatusSchema } from '../../schema/sync.js';
 import { RebaseAnswerSchema } from '../../schema/templates.js';
-import { validateTemplate } from '../../template/validate.js';
 import { ifMatch } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, RoleParams, TemplateParams } from '../schemas.js';
-import { threeWayMerge } from '../three-way.js';
+import { rebaseAnswer } from '../three-way.js';
 
 const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })) });
 
@@ -80,9 +79,7 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
       const { name } = req.params;
       const { entry, d } = await diverged(name);
       // the remote removed it: rebasing onto nothing is the remote's side, an empty text
-      const { merged, conflicts, parts } = threeWayMerge(entry.source, d.base_source ?? '', d.remote_source ?? '');
-      const v = validateTemplate(merged, { name, catalogue: await library.catalogue() });
-      return { merged, conflicts, parts, valid: v.valid, problems: v.problems };
+      return rebaseAnswer(library, name, entry.source, d.base_source ?? '', d.remote_source ?? '');
     },
   );
 
