@@ -272,6 +272,39 @@ describe('sync with a remote', () => {
     await fx.cleanup();
   });
 
+  it('a proposal made or decided on one desk is listed on the other after its sync, without a restart', async () => {
+    const a = await desk();
+    const fx = await fixture();
+    const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+    const app = await buildApp({ library, web: false, sync: { remote: bare, intervalMs: HOUR } });
+    await app.ready();
+    desks.push({ fx, app });
+    const b = { fx, app };
+    await sync(b);
+    const list = async (d: Desk, status = 'all') => (await d.app.inject({ url: `${API}/proposals?status=${status}` })).json();
+    // B's index is read before the proposal exists anywhere
+    expect(await list(b)).toEqual({ pending: 0, proposals: [] });
+    const heard: unknown[] = [];
+    library.events.subscribe((e) => heard.push({ type: e.type, ...e.data }));
+    const made = await a.app.inject({ method: 'POST', url: `${API}/proposals`, payload: { name: 'gamma', purpose: 'from A', source: ALPHA.replace('name: alpha', 'name: gamma') } });
+    expect(made.statusCode).toBe(201);
+    const id = made.json().id as string;
+    await sync(a);
+    await sync(b);
+    expect(await list(b, 'pending')).toMatchObject({ pending: 1, proposals: [{ id, status: 'pending', name: 'gamma', purpose: 'from A' }] });
+    expect((await b.app.inject({ url: `${API}/proposals/${id}` })).json()).toMatchObject({ id, status: 'pending', valid: true });
+    expect(heard).toContainEqual({ type: 'proposal.created', id, status: 'pending', name: 'gamma', etag: null, note: null });
+    expect((await a.app.inject({ method: 'POST', url: `${API}/proposals/${id}/dismiss`, payload: { note: 'not now' } })).statusCode).toBe(200);
+    await sync(a);
+    await sync(b);
+    expect(await list(b)).toMatchObject({ pending: 0, proposals: [{ id, status: 'dismissed', note: 'not now' }] });
+    expect(heard).toContainEqual({ type: 'proposal.decided', id, status: 'dismissed', name: 'gamma', etag: null, note: 'not now' });
+    await app.close();
+    await library.close();
+    desks.pop();
+    await fx.cleanup();
+  });
+
   it('a remote that cannot be reached never blocks a save; the next sync catches up', async () => {
     const missing = join(bare, 'not-yet.git');
     const a = await desk(missing);

@@ -6,7 +6,7 @@ import type { LibraryLogger } from './context.js';
 import type { FaultHook, FsContext } from './fs-safe.js';
 import { etagOf, sha256Hex } from './markers.js';
 import { FOLDER, readRecord, scanRecords } from './proposals-files.js';
-import { formatRecord, type ProposalRecord, requestProblems, summaryOf } from './proposals-record.js';
+import { formatRecord, type ProposalRecord, RECORD_FILE, requestProblems, summaryOf } from './proposals-record.js';
 import { withHeaderName } from './proposals-rename.js';
 import { KeyedQueue } from './queue.js';
 import type { Library, WriteOptions } from './types.js';
@@ -21,7 +21,11 @@ export interface ProposalStoreOptions {
   faults?: FaultHook;
   /** How many may wait for a decision; the next is too_many_proposals. Default: 500. */
   maxPending?: number;
-  /** Told after each create and decision (the events stream). Default: none. */
+  /**
+   * Told after each create and decision (the events stream), and when a sync
+   * brings a proposal new to this desk or decided on another (its record is
+   * committed by then). Default: none.
+   */
   onChange?: (kind: 'created' | 'decided', p: ProposalSummary) => void;
 }
 
@@ -37,6 +41,8 @@ export interface ProposalStore {
   dismiss(id: string, note: string | null): Promise<ProposalRecord>;
   /** reads proposals/ once (done by the first call of anything else) and finishes what a crash left */
   ready(): Promise<void>;
+  /** stops following the records a sync writes */
+  close(): void;
 }
 
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
@@ -46,8 +52,10 @@ const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
  * Proposals), kept one file each under `proposals/` in the library root.
  *
  * The folder is read once, at the first call: the root lock makes this
- * process its only writer, so the index it keeps (each proposal's summary)
- * stays true, the pending count costs nothing, and the list reads no file.
+ * process its only writer, and a sync, the one other, tells the store which
+ * records it wrote (library.syncFiles), which are read again — so the index
+ * it keeps (each proposal's summary) stays true, the pending count costs
+ * nothing, and the list reads no file.
  * A file in `proposals/` that is not a record the service wrote — a link, a
  * FIFO, a folder, one over the cap, torn or hand-made JSON — is logged once
  * and skipped, never followed, waited on or answered as a 500.
@@ -142,6 +150,27 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     }
   }
 
+  /** Records a sync wrote (new here, decided on another desk, or removed): the index follows them. */
+  async function reread(paths: string[]): Promise<void> {
+    const ids = paths.flatMap((p) => RECORD_FILE.exec(p.slice(FOLDER.length + 1))?.[1] ?? []);
+    // before the first read nothing is kept: that read will see them
+    if (!fs || !loaded || ids.length === 0) return;
+    await serial(async () => {
+      for (const id of ids) {
+        const rec = await readRecord(fs, id);
+        const before = index.get(id);
+        if (!rec) {
+          index.delete(id);
+          continue;
+        }
+        const after = summaryOf(rec);
+        index.set(id, after);
+        if (before?.status !== after.status) o.onChange?.(after.status === 'pending' ? 'created' : 'decided', after);
+      }
+    });
+  }
+  const unsubscribe = library.syncFiles?.onPlainWritten((paths) => reread(paths.filter((p) => p.startsWith(`${FOLDER}/`))));
+
   const ready = () => (loaded ??= load());
   const pendingCount = () => [...index.values()].filter((p) => p.status === 'pending').length;
 
@@ -163,6 +192,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
 
   return {
     ready,
+    close: () => unsubscribe?.(),
     async pending() {
       await ready();
       return pendingCount();

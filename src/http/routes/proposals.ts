@@ -52,6 +52,7 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
   });
   // read proposals/ and finish an interrupted save at the start, before any template changes
   app.addHook('onReady', () => store.ready());
+  app.addHook('onClose', async () => store.close());
 
   const answer = async (r: ProposalRecord) => {
     const card = await proposalCard(library, { name: r.name, purpose: r.purpose, source: r.source });

@@ -44,6 +44,14 @@ export interface SyncFiles {
   setDiverged(names: { templates: Iterable<string>; roles: Iterable<string> }): void;
   /** called when a write through the service settles a diverged name (resolveOnWrite); returns an unsubscribe */
   onResolved(listener: (kind: 'templates' | 'roles', name: string) => void): () => void;
+  /**
+   * called once a sync's merge is committed, with the plain files it wrote
+   * (root-relative paths), so a reader that keeps them in memory (the
+   * proposal index) reads them again; returns an unsubscribe
+   */
+  onPlainWritten(listener: (paths: string[]) => Promise<void>): () => void;
+  /** tells those listeners, and resolves once each has read what it needs */
+  plainWritten(paths: string[]): Promise<void>;
 }
 
 type Writes = Pick<Library, 'saveTemplate' | 'resetTemplate' | 'deleteTemplate' | 'saveRole' | 'resetRole' | 'deleteRole'>;
@@ -103,6 +111,7 @@ class OddFile extends Error {}
 
 export function syncFiles(ctx: LibraryContext, guard: WriteGuard): SyncFiles & { resolved(kind: 'templates' | 'roles', name: string): void } {
   const listeners = new Set<(kind: 'templates' | 'roles', name: string) => void>();
+  const plainListeners = new Set<(paths: string[]) => Promise<void>>();
   /**
    * The name's slot in the library's queue, without the history hooks the
    * queue runs around a write (history/hook.ts): a sync's files are recorded
@@ -202,6 +211,13 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard): SyncFiles & {
     onResolved(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onPlainWritten(listener) {
+      plainListeners.add(listener);
+      return () => plainListeners.delete(listener);
+    },
+    async plainWritten(paths) {
+      if (paths.length) await Promise.all([...plainListeners].map((l) => l(paths).catch((e: unknown) => ctx.logger.error({ err: (e as Error).message }, 'a reader of synced files failed'))));
     },
     resolved(kind, name) {
       const next = { templates: new Set(ctx.diverged.templates), roles: new Set(ctx.diverged.roles) };

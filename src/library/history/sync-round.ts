@@ -28,8 +28,8 @@ export interface Diverged {
 }
 
 export interface RoundResult {
-  /** names whose files the round wrote */
-  written: { templates: string[]; roles: string[] };
+  /** names whose files the round wrote, and the other files it wrote (kept bases, proposal records) by path */
+  written: { templates: string[]; roles: string[]; plain: string[] };
   /** names whose diverged entry was added or dropped */
   touched: { templates: string[]; roles: string[] };
   /** some name's files are neither side's as they were (a merge, or a conflict kept): no fast-forward then */
@@ -91,7 +91,7 @@ async function changedOnRemote(git: Git, base: string | null, remote: string): P
 
 export async function mergeRemote(rc: RoundContext, remote: string, diverged: Diverged): Promise<RoundResult> {
   const { git, files } = rc;
-  const result: RoundResult = { written: { templates: [], roles: [] }, touched: { templates: [], roles: [] }, ownFiles: false };
+  const result: RoundResult = { written: { templates: [], roles: [], plain: [] }, touched: { templates: [], roles: [] }, ownFiles: false };
   const head = await revOrNull(rc.git, 'HEAD');
   if (head && (await isAncestor(git, remote, head))) return result;
   const base = head ? await mergeBase(git, head, remote) : null;
@@ -116,7 +116,10 @@ export async function mergeRemote(rc: RoundContext, remote: string, diverged: Di
   for (const path of [...plain].sort()) {
     const [b, r] = [await blobAt(git, base, path), await blobAt(git, remote, path)];
     const out = await files.plain(path, (local) => mergePlainFile(b, local, r));
-    if (out.kind === 'write') paths.push(path);
+    if (out.kind === 'write') {
+      paths.push(path);
+      result.written.plain.push(path);
+    }
   }
   for (const name of [...templates].sort()) {
     const [yp, mp] = templatePaths(name);

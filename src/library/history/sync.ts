@@ -210,6 +210,8 @@ export class LibrarySync {
     );
     this.library.syncFiles!.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
     if (r.touched.templates.length || r.touched.roles.length) await this.save();
+    // after the merge commit: what a reader announces of them is already in HEAD
+    await this.library.syncFiles!.plainWritten(r.written.plain);
     await this.announce(new Set([...r.written.templates, ...r.touched.templates]), new Set([...r.written.roles, ...r.touched.roles]));
     if (r.written.templates.length || r.written.roles.length || r.touched.templates.length) {
       this.logger.info({ remote: this.label, written: r.written, diverged: Object.keys(this.diverged.templates) }, 'synced with the remote');
