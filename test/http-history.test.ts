@@ -4,6 +4,8 @@
  * If-Match, committed as `restore <name> to <short>`), the same for roles,
  * the library's recent commits, and the coded refusals.
  */
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -255,6 +257,34 @@ describe('history off', () => {
         const r = await app.inject({ method, url: `${API}${url}`, ...(payload ? { payload } : {}) });
         expect([url, r.statusCode, r.json().code]).toEqual([url, 503, 'history_unavailable']);
       }
+    } finally {
+      await app.close();
+      await fx.cleanup();
+    }
+  });
+});
+
+describe('the git the history is given', () => {
+  test('a page of versions reads every version through it, templates and roles', async () => {
+    const fx = await fixture();
+    // a git that notes each call, then runs the real one
+    const bin = join(fx.dir, 'noting-git');
+    const calls = join(fx.dir, 'calls');
+    await writeFile(bin, `#!/bin/sh\necho "$*" >> '${calls}'\nexec git "$@"\n`);
+    await chmod(bin, 0o755);
+    const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, history: { git: bin } }, web: false });
+    try {
+      const put = (url: string, payload: object) => app.inject({ method: url.startsWith('/role') ? 'POST' : 'PUT', url: `${API}${url}`, payload });
+      expect((await put('/templates/alpha', { source: alphaWith(1) })).statusCode).toBe(200);
+      expect((await put('/role', { name: 'worker', role_md: '# Worker\n\nOther.\n' })).statusCode).toBe(200);
+      await writeFile(calls, '');
+      for (const url of ['/templates/alpha/history', '/roles/worker/history']) {
+        const r = await app.inject({ url: `${API}${url}` });
+        expect(r.statusCode).toBe(200);
+        expect(r.json().versions[0]).toMatchObject({ state: 'edited' });
+      }
+      const batches = (await readFile(calls, 'utf8')).split('\n').filter((l) => l.includes('cat-file --batch'));
+      expect(batches).toHaveLength(2);
     } finally {
       await app.close();
       await fx.cleanup();

@@ -8,7 +8,6 @@ import { canonicalJson } from '../../library/canonical.js';
 import type { HistoryApi, LogEntry } from '../../library/history/types.js';
 import { etagOf, roleRevision, sha256Hex } from '../../library/markers.js';
 import type { Library, RoleEntry } from '../../library/types.js';
-import { catFileBatch, type FileAt } from './history-batch.js';
 import { HISTORY_LIMITS, type Version, type VersionState } from '../../schema/history.js';
 
 /** The library's history, or 503 history_unavailable when git is missing (or the library has no root). */
@@ -36,23 +35,6 @@ export async function onePage<T extends { commit: string }>(read: (limit: number
   const items = got.slice(0, limit);
   return { items, next: got.length > limit ? (items.at(-1)?.commit ?? null) : null };
 }
-
-/** Runs `f` over `items`, at most `n` at a time, in order: each version is a git process. */
-export async function mapLimit<T, R>(items: T[], n: number, f: (x: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await f(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
-  return out;
-}
-
-/** How many git reads one page runs at once: enough to overlap process starts on 2 cores, few enough to leave room for saves. */
-export const READS_AT_ONCE = 4;
 
 export const templatePath = (name: string) => `templates/${name}.yaml`;
 export const roleDir = (name: string) => `roles/${name}`;
@@ -85,19 +67,6 @@ export function roleVersionState(f: RoleFiles | null, now: RoleEntry | null): Ve
   if (builtin === null) return 'custom';
   const kitSame = f.kit_json === null ? now?.shipped_kit === null : now?.shipped_kit != null && f.kit_json === canonicalJson(now.shipped_kit);
   return f.role_md === builtin && kitSame ? 'same_as_shipped' : 'edited';
-}
-
-/**
- * Many files' text, in order, in one git process: the history's own batch
- * read when it offers one (an optional `showMany`), else history-batch.ts;
- * one `show` per file, a few at a time, only when neither can run.
- */
-export async function showAll(h: HistoryApi, root: string | null, items: FileAt[]): Promise<(string | null)[]> {
-  if (items.length === 0) return [];
-  const batch = (h as HistoryApi & { showMany?: (items: FileAt[]) => Promise<(string | null)[]> }).showMany;
-  if (batch) return batch.call(h, items);
-  const read = root === null ? null : await catFileBatch(root, items);
-  return read ?? mapLimit(items, READS_AT_ONCE, (i) => h.show(i.path, i.commit));
 }
 
 /** A role's files at a commit; null when it had no folder (or no role.md) there. */

@@ -39,7 +39,6 @@ import {
   roleEtag,
   roleVersionState,
   shortCommit,
-  showAll,
   showRole,
   templateEtag,
   templatePath,
@@ -86,7 +85,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
       // a name that loads nothing and never had a commit is not a template
       if (!now && page.items.length === 0 && !req.query.before) throw notFound('template', name);
       const shipped = now?.shipped_source ?? null;
-      const sources = await showAll(h, library.root, page.items.map((e) => ({ path: templatePath(name), commit: e.commit })));
+      const sources = await h.showMany(page.items.map((e) => ({ path: templatePath(name), commit: e.commit })));
       const versions = page.items.map((e, i) => {
         const source = sources[i] ?? null;
         return versionOf(e, templateVersionState(source, shipped), source === null ? null : templateEtag(source));
@@ -161,7 +160,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
       await h.settle();
       const page = await onePage((n) => h.log(roleDir(name), { limit: n, ...(req.query.before ? { before: req.query.before } : {}) }), limit);
       if (!now && page.items.length === 0 && !req.query.before) throw notFound('role', name);
-      const texts = await showAll(h, library.root, page.items.flatMap((e) => [{ path: `${roleDir(name)}/role.md`, commit: e.commit }, { path: `${roleDir(name)}/kit.json`, commit: e.commit }]));
+      const texts = await h.showMany(page.items.flatMap((e) => [{ path: `${roleDir(name)}/role.md`, commit: e.commit }, { path: `${roleDir(name)}/kit.json`, commit: e.commit }]));
       const versions = page.items.map((e, i) => {
         const md = texts[2 * i] ?? null;
         const files = md === null ? null : { role_md: md, kit_json: texts[2 * i + 1] ?? null };

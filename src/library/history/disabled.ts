@@ -13,6 +13,9 @@ export function disabledHistory(why: string): History {
     async show() {
       return null;
     },
+    async showMany(items) {
+      return items.map(() => null);
+    },
     async recent() {
       return [];
     },

@@ -178,6 +178,7 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
     settle: () => queue.settle(),
     log: (path, page) => read.log(git, path, page),
     show: (path, commit) => read.show(git, path, commit),
+    showMany: (items) => read.showMany(git, items),
     recent: (page) => read.recent(git, page),
     exclusive: async (task) => {
       await queue.settle();

@@ -1,5 +1,5 @@
-import type { Git } from './git.js';
-import type { Page, RecentVersion, Version } from './types.js';
+import { type Git, GitError } from './git.js';
+import type { FileAt, Page, RecentVersion, Version } from './types.js';
 
 /**
  * The readers (docs/history.md): plain `git log` and `git cat-file` over
@@ -63,4 +63,36 @@ export async function show(git: Git, path: string, commit: string): Promise<stri
   if (!validCommit(commit) || !validPath(path)) return null;
   const r = await git.run(['cat-file', 'blob', `${commit}^{commit}:${path}`]);
   return r.code === 0 ? r.stdout.toString('utf8') : null;
+}
+
+/**
+ * Many files at many commits in one `git cat-file --batch`: a page of
+ * versions needs each one's bytes for its state and ETag, and one process
+ * per version was most of a page's time (120 commits on a loaded 2-core box,
+ * p50: 20 versions 785 ms, 100 versions 3.6 s). A file `show` would answer
+ * null for answers null; a batch that fails as a whole throws.
+ */
+export async function showMany(git: Git, items: readonly FileAt[]): Promise<(string | null)[]> {
+  const out: (string | null)[] = items.map(() => null);
+  const asked = items.flatMap((it, i) => (validCommit(it.commit) && validPath(it.path) ? [i] : []));
+  if (asked.length === 0) return out;
+  const args = ['cat-file', '--batch'];
+  const r = await git.run(args, { input: asked.map((i) => `${items[i]!.commit}^{commit}:${items[i]!.path}\n`).join('') });
+  const torn = () => new GitError(args, { ...r, code: r.code || 1, stderr: r.stderr || 'its output ended early' });
+  if (r.code !== 0) throw torn();
+  const buf = r.stdout;
+  let pos = 0;
+  for (const i of asked) {
+    const nl = buf.indexOf(10, pos);
+    if (nl === -1) throw torn();
+    const head = buf.subarray(pos, nl).toString('utf8');
+    pos = nl + 1;
+    // `<oid> <type> <size>`, or `<name> missing` / `<name> ambiguous` with no body
+    const m = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(head);
+    if (!m) continue;
+    const size = Number(m[2]);
+    if (m[1] === 'blob') out[i] = buf.subarray(pos, pos + size).toString('utf8');
+    pos += size + 1;
+  }
+  return out;
 }

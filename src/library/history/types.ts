@@ -29,6 +29,12 @@ export interface RecentVersion extends Version {
   paths: string[];
 }
 
+/** A file at a commit, for showMany. */
+export interface FileAt {
+  path: string;
+  commit: string;
+}
+
 export interface HistoryChange {
   /** the root-relative paths of the write; only these go into the commit, with the bytes on disk when it is made */
   paths: string[];
@@ -65,6 +71,8 @@ export interface History {
   log(path: string, page: Page): Promise<Version[]>;
   /** the file's text in that commit; null for an unknown commit or a path not in it */
   show(path: string, commit: string): Promise<string | null>;
+  /** each file's text, in order, as `show` answers it, read by one git process (a page of versions) */
+  showMany(items: readonly FileAt[]): Promise<(string | null)[]>;
   /** the library's recent commits across names, newest first */
   recent(page: Page): Promise<RecentVersion[]>;
   /**
