@@ -3,11 +3,10 @@ import { clear, h } from './dom.js';
 import { guardLeaving } from './editor-leave.js';
 import { libraryView, refreshLibrary } from './list.js';
 import { newTemplateView } from './new-template.js';
-import { proposalHint, proposalsView, refreshProposalCount } from './proposals.js';
+import { refreshProposalCount } from './proposal-count.js';
 import { startLive } from './live.js';
 import { syncIndicator } from './sync-indicator.js';
-import { rolePage } from './roles.js';
-import { type Tab, TemplatePage } from './template-view.js';
+import type { Tab, TemplatePage } from './template-view.js';
 import { invalidateCatalogue } from './validator.js';
 import type { RoleList } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
@@ -17,7 +16,17 @@ import { errorText, unsay } from './ui.js';
  * The settings page's router. Views are addressed by the URL hash so each is
  * linkable: `#/` the library, `#/templates/<name>[/card|/diff|/launch|/history]`,
  * `#/roles/<name>`, `#/new`, `#/proposals`.
+ *
+ * The template, role and proposals views need CodeMirror (the editor, the
+ * merge views): about three quarters of the page's JavaScript. They are
+ * imported when first opened, so the library list, the first view most
+ * loads show, waits only for its own small part of the code; once the list
+ * is drawn the rest is fetched in the background, so opening a template
+ * does not wait for it either.
  */
+const templateView = () => import('./template-view.js');
+const roleView = () => import('./roles.js');
+const proposalView = () => import('./proposals.js');
 const main = document.getElementById('main')!;
 let page: TemplatePage | null = null;
 let filter = '';
@@ -54,6 +63,7 @@ async function route(): Promise<void> {
   try {
     let view: HTMLElement;
     if (r.view === 'template') {
+      const { TemplatePage } = await templateView();
       const p = new TemplatePage(r.name, templates);
       await p.load();
       if (current !== ticket) return;
@@ -62,11 +72,11 @@ async function route(): Promise<void> {
       view = p.el;
       document.title = `${r.name} · desk library`;
     } else if (r.view === 'role') {
-      view = await rolePage(r.name);
+      view = await (await roleView()).rolePage(r.name);
       document.title = `role ${r.name} · desk library`;
     } else if (r.view === 'proposals') {
       // after a decision: drawn again, with the header's count
-      view = await proposalsView(() => void route());
+      view = await (await proposalView()).proposalsView(() => void route());
       document.title = 'proposals · desk library';
     } else if (r.view === 'new') {
       view = newTemplateView();
@@ -85,6 +95,7 @@ async function route(): Promise<void> {
     const heading = main.querySelector<HTMLElement>('h2');
     heading?.setAttribute('tabindex', '-1');
     heading?.focus();
+    if (r.view === 'library') prefetchViews();
   } catch (e) {
     if (current !== ticket) return;
     clear(main);
@@ -95,6 +106,14 @@ async function route(): Promise<void> {
   }
 }
 let current: symbol | null = null;
+
+/** After the list is drawn, when the page is idle: the other views' code, so opening one does not wait for it. */
+function prefetchViews(): void {
+  const later = (f: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 200));
+  later(() => {
+    for (const load of [templateView, roleView, proposalView]) load().catch(() => undefined); // a failure is reported when the view is opened
+  });
+}
 
 async function banner(): Promise<void> {
   try {
@@ -128,8 +147,8 @@ document.addEventListener('keydown', (ev) => {
   ev.preventDefault();
   void page.saveShortcut();
 });
-void banner();
-void route();
+// the banner after the first view: its GET /status lists the library too, and the list view waits for no one
+void route().finally(() => void banner());
 // shown only when the service syncs with a team remote
 const sync = syncIndicator(document.getElementById('sync-indicator') ?? document.createElement('p'));
 
@@ -159,5 +178,10 @@ startLive((e) => {
   if (e.type === 'template.changed' || e.type === 'role.changed') sync.refresh();
   if (e.type === 'template.changed' && page?.name === e.data.name) page.changedElsewhere(e.data.etag);
   if (e.type === 'resync') void page?.recheck();
-  if (e.type === 'proposal.created' || e.type === 'proposal.decided') proposalHint(e.type === 'proposal.created' ? 'created' : 'decided', e.data);
+  if (e.type === 'proposal.created' || e.type === 'proposal.decided') {
+    const kind = e.type === 'proposal.created' ? 'created' : 'decided';
+    // an open Proposals view has its module loaded already; otherwise only the header's count changes
+    if (main.querySelector('.proposals')) void proposalView().then((m) => m.proposalHint(kind, e.data));
+    else void refreshProposalCount();
+  }
 });

@@ -2,6 +2,7 @@ import { ApiError, call, enc } from './api.js';
 import { cardView } from './card-view.js';
 import { clear, h } from './dom.js';
 import { unifiedView } from './diff-view.js';
+import { refreshProposalCount } from './proposal-count.js';
 import type { ProposalAnswer, ProposalList, ProposalSummary } from '../schema/proposals.js';
 import { errorText, say } from './ui.js';
 
@@ -9,28 +10,11 @@ import { errorText, say } from './ui.js';
  * The Proposals view (`#/proposals`): each proposal waiting for a decision
  * with its card and its diff against what it varies, Save to library (under
  * its name or another) and Dismiss with a note; then the decided ones. The
- * header's link shows how many wait (refreshProposalCount).
+ * header's link shows how many wait (proposal-count.ts).
  */
 
 /** How many pending proposals are drawn in full; the rest are listed by name. */
 const SHOWN = 20;
-
-/** The header link's count, from the list's `pending`. Quiet on failure: the views report their own errors. */
-export async function refreshProposalCount(): Promise<void> {
-  const link = document.getElementById('proposals-link');
-  const count = document.getElementById('proposals-count');
-  if (!link || !count) return;
-  try {
-    const { body } = await call<ProposalList>('GET', '/proposals?status=pending');
-    count.textContent = body.pending ? String(body.pending) : '';
-    count.hidden = body.pending === 0;
-    link.setAttribute('aria-label', `Proposals, ${body.pending} pending`);
-  } catch {
-    // no count is better than a wrong one
-    count.textContent = '';
-    count.hidden = true;
-  }
-}
 
 /** The ETag of the template of that name now, or null when none loads under it. */
 async function currentEtag(name: string): Promise<string | null> {
