@@ -1,10 +1,10 @@
 import { call, enc } from './api.js';
-import { add, clear, h } from './dom.js';
+import { add, clear, fromMarkup, h, html, type Markup } from './dom.js';
 import { duplicateForm } from './duplicate.js';
 import { canReset, rowLabel, stateInfo } from './states.js';
 import type { RoleSummary } from '../schema/roles.js';
 import type { TemplateSummary } from '../schema/templates.js';
-import { badge, confirmInline, errorText, say } from './ui.js';
+import { confirmInline, errorText, say } from './ui.js';
 
 /**
  * One library row: the name (its link named for assistive technology with
@@ -28,104 +28,145 @@ export function entryKey(e: Entry): string {
 }
 
 /** each row's summary as JSON: a redraw keeps the rows whose summary is the same */
-export const drawnFrom = new WeakMap<HTMLElement, string>();
+export const drawnFrom = new WeakMap<Element, string>();
+/** the entry each drawn row shows, for its menu */
+const entryOf = new WeakMap<Element, Entry>();
+/** the words the library's text filter matches a row by (list.ts): name, purpose, tags, state, `outside` */
+export const searchOf = new WeakMap<Element, readonly string[]>();
 
-export function row(e: Entry, hooks: RowHooks): HTMLElement {
+/**
+ * The rows of `entries`, made in one parse of their markup (dom.ts `html`):
+ * a library of a thousand templates is drawn in tens of milliseconds. Their
+ * menus work once `rowMenus` has been called on the list they go into.
+ */
+export function rows(entries: readonly Entry[]): HTMLElement[] {
+  const made = fromMarkup(...entries.map(rowMarkup)) as HTMLElement[];
+  made.forEach((li, i) => {
+    const e = entries[i]!;
+    entryOf.set(li, e);
+    searchOf.set(li, searchWords(e));
+    drawnFrom.set(li, JSON.stringify(e.kind === 'template' ? e.t : e.r));
+  });
+  return made;
+}
+
+function searchWords(e: Entry): string[] {
   const x = e.kind === 'template' ? e.t : e.r;
-  const info = stateInfo(x.state);
-  const href = `#/${e.kind === 'template' ? 'templates' : 'roles'}/${x.name}`;
   const words =
     e.kind === 'template'
       ? [x.name, e.t.purpose, e.t.ticket ? 'ticket' : '', e.t.writes ? 'writes' : '']
       : [x.name, 'role', e.r.has_kit ? 'kit' : ''];
-  const li = h('li', {
-    class: `row state-${x.state}${x.valid ? '' : ' invalid'}`,
-    'data-key': entryKey(e),
-    'data-name': x.name,
-    'data-state': x.state,
-    'data-outside': x.edited_outside ? 'true' : null,
-    'data-search': [...words, info.label, x.state, x.valid ? '' : 'invalid', x.edited_outside ? 'edited outside the service' : ''].join('\u0000'),
-  });
-  drawnFrom.set(li, JSON.stringify(x));
-  const notices = h('div', { class: 'row-notices' });
-  const main = h(
-    'div',
-    { class: 'row-main' },
-    h('a', { href, class: 'name', 'aria-label': rowLabel(e.kind, x.name, x.state, x.edited_outside) }, x.name),
-    badge(x.state),
-    tags(e),
-    menu(e, li, notices, hooks),
-  );
-  add(
-    li,
-    main,
-    e.kind === 'template' ? h('p', { class: 'purpose' }, e.t.purpose || '(no purpose)') : null,
-    info.sentence === info.label ? null : h('p', { class: 'sentence' }, info.sentence),
-    notices,
-  );
-  return li;
+  return [...words, stateInfo(x.state).label, x.state, x.valid ? '' : 'invalid', x.edited_outside ? 'edited outside the service' : ''].filter((w): w is string => !!w).map((w) => w.toLowerCase());
 }
 
-function tags(e: Entry): (HTMLElement | null)[] {
-  const outside = (e.kind === 'template' ? e.t : e.r).edited_outside ? h('span', { class: 'tag outside' }, 'edited outside the service') : null;
-  if (e.kind === 'role') {
-    return [e.r.has_kit ? h('span', { class: 'tag' }, 'kit') : null, e.r.valid ? null : h('span', { class: 'tag invalid' }, 'invalid'), outside];
-  }
-  const { errors, warnings } = e.t;
-  return [
-    e.t.ticket ? h('span', { class: 'tag ticket', title: 'closes its ticket; one previewed run per ticket' }, 'ticket') : null,
-    e.t.writes ? h('span', { class: 'tag' }, 'writes') : null,
-    e.t.valid ? null : h('span', { class: 'tag invalid' }, `invalid: ${errors} error${errors === 1 ? '' : 's'}`),
-    warnings ? h('span', { class: 'tag warning' }, `${warnings} warning${warnings === 1 ? '' : 's'}`) : null,
-    outside,
-  ];
-}
-
-/** A disclosure (button + list of buttons), not an ARIA menu: plain Tab order, Escape closes it. */
-function menu(e: Entry, li: HTMLElement, notices: HTMLElement, hooks: RowHooks): HTMLElement {
+/**
+ * A row's markup, kept small (a thousand are parsed at once): its menu's
+ * items and its notices area are made when first needed.
+ */
+function rowMarkup(e: Entry): Markup {
   const x = e.kind === 'template' ? e.t : e.r;
-  const id = `menu-${e.kind}-${x.name}`;
-  const toggle = h('button', {
-    type: 'button',
-    class: 'row-menu-toggle',
-    'aria-expanded': 'false',
-    'aria-controls': id,
-    'aria-label': `Actions for ${e.kind} ${x.name}`,
-    'data-focus': 'toggle',
-  }, 'Actions', h('span', { 'aria-hidden': 'true' }, ' ▾'));
-  const items = h('ul', { class: 'row-menu', id, hidden: true });
-  const wrap = h('div', { class: 'row-menu-wrap' }, toggle, items);
-  const close = (refocus: boolean) => {
-    items.hidden = true;
-    toggle.setAttribute('aria-expanded', 'false');
-    if (refocus) toggle.focus();
+  const info = stateInfo(x.state);
+  const href = `#/${e.kind === 'template' ? 'templates' : 'roles'}/${x.name}`;
+  return html`<li class="row state-${x.state}${x.valid ? '' : ' invalid'}" data-key="${entryKey(e)}" data-name="${x.name}" data-state="${x.state}"${x.edited_outside ? html` data-outside="true"` : ''}><div class="row-main"><a href="${href}" class="name" aria-label="${rowLabel(e.kind, x.name, x.state, x.edited_outside)}">${x.name}</a>${badgeMarkup(x.state)}${tags(e)}<div class="row-menu-wrap"><button type="button" class="row-menu-toggle" aria-expanded="false" aria-label="Actions for ${e.kind} ${x.name}" data-focus="toggle">Actions</button></div></div>${
+    e.kind === 'template' ? html`<p class="purpose">${e.t.purpose || '(no purpose)'}</p>` : ''
+  }${info.sentence === info.label ? '' : html`<p class="sentence">${info.sentence}</p>`}</li>`;
+}
+
+/** ui.ts `badge` as markup: the same element. */
+function badgeMarkup(state: string): Markup {
+  return html`<span class="badge state-${state}" data-state="${state}">${stateInfo(state).label}</span>`;
+}
+
+function tags(e: Entry): Markup[] {
+  const tag = (cls: string, text: string, title?: string) => html`<span class="tag${cls ? ` ${cls}` : ''}"${title ? html` title="${title}"` : ''}>${text}</span>`;
+  const outside = (e.kind === 'template' ? e.t : e.r).edited_outside ? tag('outside', 'edited outside the service') : null;
+  const out: (Markup | null)[] =
+    e.kind === 'role'
+      ? [e.r.has_kit ? tag('', 'kit') : null, e.r.valid ? null : tag('invalid', 'invalid'), outside]
+      : [
+          e.t.ticket ? tag('ticket', 'ticket', 'closes its ticket; one previewed run per ticket') : null,
+          e.t.writes ? tag('', 'writes') : null,
+          e.t.valid ? null : tag('invalid', `invalid: ${e.t.errors} error${e.t.errors === 1 ? '' : 's'}`),
+          e.t.warnings ? tag('warning', `${e.t.warnings} warning${e.t.warnings === 1 ? '' : 's'}`) : null,
+          outside,
+        ];
+  return out.filter((m): m is Markup => m !== null);
+}
+
+/**
+ * The rows' menus, for every row `list` holds now or later: one set of
+ * listeners on the list, not three per row. Each menu is a disclosure
+ * (button + list of buttons), not an ARIA menu: plain Tab order, Escape
+ * closes it. Its items are made on first opening, from the row's entry.
+ */
+export function rowMenus(list: HTMLElement, hooks: RowHooks): void {
+  const parts = (from: EventTarget | null) => {
+    const wrap = from instanceof Element ? from.closest<HTMLElement>('.row-menu-wrap') : null;
+    const li = wrap?.closest<HTMLElement>('li.row');
+    if (!wrap || !li || !list.contains(li)) return null;
+    return { wrap, li, toggle: wrap.querySelector<HTMLElement>('.row-menu-toggle')!, items: wrap.querySelector<HTMLElement>('.row-menu') };
   };
+  const close = (m: { li: HTMLElement; toggle: HTMLElement; items: HTMLElement }, refocus: boolean) => {
+    m.items.hidden = true;
+    m.toggle.setAttribute('aria-expanded', 'false');
+    m.li.classList.remove('menu-open');
+    if (refocus) m.toggle.focus();
+  };
+  list.addEventListener('click', (ev) => {
+    const m = parts(ev.target);
+    if (!m || !(ev.target instanceof Element) || !ev.target.closest('.row-menu-toggle')) return;
+    const e = entryOf.get(m.li);
+    if (!e) return;
+    let items = m.items;
+    if (!items) {
+      const id = `menu-${e.kind}-${e.kind === 'template' ? e.t.name : e.r.name}`;
+      const made = h('ul', { class: 'row-menu', id, hidden: true });
+      items = made;
+      m.wrap.append(made);
+      m.toggle.setAttribute('aria-controls', id);
+      fill(e, m.li, made, hooks, (refocus) => close({ ...m, items: made }, refocus));
+    }
+    const open = items.hidden !== false;
+    items.hidden = !open;
+    m.toggle.setAttribute('aria-expanded', String(open));
+    // the row stops containing its paint while the menu hangs below it (style.css)
+    m.li.classList.toggle('menu-open', open);
+    if (open) items.querySelector<HTMLElement>('a, button')?.focus();
+  });
+  list.addEventListener('keydown', (ev) => {
+    const m = parts(ev.target);
+    if (m?.items && ev.key === 'Escape' && !m.items.hidden) {
+      ev.preventDefault();
+      close({ ...m, items: m.items }, true);
+    }
+  });
+  list.addEventListener('focusout', (ev) => {
+    const m = parts(ev.target);
+    if (m?.items && !m.wrap.contains(ev.relatedTarget as Node | null)) close({ ...m, items: m.items }, false);
+  });
+}
+
+/** A row's notices area (confirmations, the duplicate form, results), made when first needed. */
+export function rowNotices(li: HTMLElement): HTMLElement {
+  const there = li.querySelector<HTMLElement>(':scope > .row-notices');
+  if (there) return there;
+  const made = h('div', { class: 'row-notices' });
+  li.append(made);
+  return made;
+}
+
+/** A row's menu items: what its state allows — open, reset, duplicate as a new template, delete (custom only). */
+function fill(e: Entry, li: HTMLElement, items: HTMLElement, hooks: RowHooks, close: (refocus: boolean) => void): void {
+  const x = e.kind === 'template' ? e.t : e.r;
+  const notices = rowNotices(li);
   const item = (label: string, run: () => void, danger = false) =>
     h('li', {}, h('button', { type: 'button', class: danger ? 'danger' : null, onclick: () => {
       close(true);
       run();
     } }, label));
-  toggle.addEventListener('click', () => {
-    // the items are made on first opening: a library of a thousand rows draws a thousand buttons, not eight thousand
-    if (!items.firstChild) fill();
-    const open = items.hidden;
-    items.hidden = !open;
-    toggle.setAttribute('aria-expanded', String(open));
-    if (open) items.querySelector<HTMLElement>('a, button')?.focus();
-  });
-  wrap.addEventListener('keydown', (ev) => {
-    if (ev.key === 'Escape' && !items.hidden) {
-      ev.preventDefault();
-      close(true);
-    }
-  });
-  wrap.addEventListener('focusout', (ev) => {
-    if (!wrap.contains(ev.relatedTarget as Node | null)) close(false);
-  });
-
   const path = e.kind === 'template' ? `/templates/${enc(x.name)}` : `/roles/${enc(x.name)}`;
   const shipped = e.kind === 'template' ? e.t.shipped : e.r.shipped;
-  const fill = () => add(
+  add(
     items,
     h('li', {}, h('a', { href: `#/${e.kind === 'template' ? 'templates' : 'roles'}/${x.name}` }, 'Open')),
     canReset(x.state, shipped)
@@ -166,7 +207,6 @@ function menu(e: Entry, li: HTMLElement, notices: HTMLElement, hooks: RowHooks):
         )
       : null,
   );
-  return wrap;
 }
 
 /**
@@ -187,8 +227,7 @@ async function act(li: HTMLElement, hooks: RowHooks, what: string, write: () => 
 }
 
 function failed(li: HTMLElement, text: string): void {
-  const notices = li.querySelector<HTMLElement>('.row-notices');
-  if (!notices) return;
+  const notices = rowNotices(li);
   clear(notices);
   const p = h('p', { class: 'callout error', role: 'alert', tabindex: '-1' }, text);
   notices.append(p);

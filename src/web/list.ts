@@ -1,6 +1,6 @@
 import { call } from './api.js';
 import { clear, h } from './dom.js';
-import { drawnFrom, type Entry, entryKey, row, type RowHooks } from './list-rows.js';
+import { drawnFrom, type Entry, entryKey, type RowHooks, rowMenus, rows, searchOf } from './list-rows.js';
 import { CHIP_ORDER, stateInfo } from './states.js';
 import type { RoleList, RoleSummary } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
@@ -93,7 +93,7 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
   const apply = () => {
     const f = box.value.trim().toLowerCase();
     const hit = (li: HTMLElement) =>
-      (chip === '' || li.dataset.state === chip) && (!f || li.dataset.search!.split('\u0000').some((w) => w.toLowerCase().includes(f)));
+      (chip === '' || li.dataset.state === chip) && (!f || (searchOf.get(li) ?? []).some((w) => w.includes(f)));
     const count = (list: HTMLElement, total: number, out: HTMLElement, empty: HTMLElement, what: string) => {
       let n = 0;
       for (const li of list.children as HTMLCollectionOf<HTMLElement>) {
@@ -136,25 +136,26 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
   const sync = (list: HTMLElement, entries: Entry[]) => {
     const old = new Map<string, HTMLElement>();
     for (const li of list.children as HTMLCollectionOf<HTMLElement>) old.set(li.dataset.key!, li);
+    const kept = entries.map((e) => {
+      const prev = old.get(entryKey(e));
+      return prev && drawnFrom.get(prev) === JSON.stringify(e.kind === 'template' ? e.t : e.r) ? prev : null;
+    });
+    // the new and changed rows, made in one go (list-rows.ts)
+    const made = rows(entries.filter((_, i) => !kept[i]));
     let at: Element | null = list.firstElementChild;
-    for (const e of entries) {
+    let m = 0;
+    entries.forEach((e, i) => {
       const key = entryKey(e);
-      const json = JSON.stringify(e.kind === 'template' ? e.t : e.r);
       const prev = old.get(key);
       old.delete(key);
-      if (prev && drawnFrom.get(prev) === json) {
-        if (prev !== at) list.insertBefore(prev, at);
-        at = prev.nextElementSibling;
-        continue;
-      }
-      const next = row(e, hooks);
-      list.insertBefore(next, at);
-      if (prev) {
-        carryOver(prev, next);
+      const li = kept[i] ?? made[m++]!;
+      if (li !== at) list.insertBefore(li, at);
+      if (prev && prev !== li) {
+        carryOver(prev, li);
         prev.remove();
       }
-      at = next.nextElementSibling;
-    }
+      at = li.nextElementSibling;
+    });
     for (const gone of old.values()) gone.remove();
   };
 
@@ -170,6 +171,8 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
     onFilter(box.value);
     apply();
   });
+  rowMenus(tList, hooks);
+  rowMenus(rList, hooks);
   shown.set(el, { el, update });
   update(templates, roles);
   return el;
@@ -181,7 +184,8 @@ function carryOver(prev: HTMLElement, next: HTMLElement): void {
   const had = active instanceof HTMLElement && prev.contains(active) ? active : null;
   const notices = prev.querySelector('.row-notices');
   const said = prev.querySelector('.said');
-  if (notices?.firstChild) next.querySelector('.row-notices')?.replaceWith(notices);
+  // a new row has no notices area until something is said in it (list-rows.ts)
+  if (notices?.firstChild) next.append(notices);
   if (said) next.querySelector('.row-main')?.after(said);
   if (!had) return;
   if (had.isConnected && next.contains(had)) {
