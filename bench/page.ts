@@ -13,6 +13,9 @@
  * - the validator's own time at the cap on the page's main thread: what every
  *   keystroke would block for without the Worker (the reason it is one).
  *
+ * `DESK_BENCH_PAGE=load` (or `keys`) runs only the first-load (or the
+ * keystroke) rows.
+ *
  * The keystroke rows need the CodeMirror editor (`.cm-content` in the Source
  * tab); without it they are skipped with a line saying so, and the
  * validator's latency through checkSource is measured instead.
@@ -33,6 +36,8 @@ const WEB = join(packageRoot, 'dist', 'web');
 const LOADS = 7;
 const KEYS = 40;
 const CAP_KEYS = 24;
+/** `DESK_BENCH_PAGE=load` or `=keys` runs only the first-load or only the keystroke rows (while working on one of them). */
+const PART = process.env.DESK_BENCH_PAGE ?? 'all';
 
 function percentile(xs: readonly number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -373,7 +378,8 @@ export async function bench(): Promise<BenchRow[]> {
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    rows.push(...(await firstLoad(browser, served.base, op.names.length)));
+    if (PART !== 'keys') rows.push(...(await firstLoad(browser, served.base, op.names.length)));
+    if (PART === 'load') return rows;
     const typed = await keystrokes(browser, served.base);
     if (typed) rows.push(...typed);
     else console.log('page: the Source tab has no CodeMirror editor (.cm-content) yet: keystroke rows skipped, checkSource measured alone');
