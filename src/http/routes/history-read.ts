@@ -69,12 +69,6 @@ export function roleVersionState(f: RoleFiles | null, now: RoleEntry | null): Ve
   return f.role_md === builtin && kitSame ? 'same_as_shipped' : 'edited';
 }
 
-/** A role's files at a commit; null when it had no folder (or no role.md) there. */
-export async function showRole(h: HistoryApi, name: string, commit: string): Promise<RoleFiles | null> {
-  const [md, kit] = await Promise.all([h.show(`${roleDir(name)}/role.md`, commit), h.show(`${roleDir(name)}/kit.json`, commit)]);
-  return md === null ? null : { role_md: md, kit_json: kit };
-}
-
 export function versionOf(e: LogEntry, state: VersionState, etag: string | null): Version {
   return { commit: e.commit, at: e.at, author: e.author, who: e.who, message: e.message, state, etag };
 }

@@ -12,43 +12,70 @@ import { canonicalJson } from '../../library/canonical.js';
 import { checkRoleName } from '../../library/role-ops.js';
 import { validateKitText } from '../../library/role-validate.js';
 import { checkTemplateName } from '../../library/template-ops.js';
-import type { Library } from '../../library/types.js';
-import {
-  CommitId,
-  HistoryAnswerSchema,
-  HistoryQuery,
-  RecentAnswerSchema,
-  RestoreBody,
-  RoleDiffSchema,
-  RoleVersionSchema,
-  TemplateVersionSchema,
-  VERSION_PREFIX,
-} from '../../schema/history.js';
+import type { Library, RoleEntry, TemplateDetail } from '../../library/types.js';
+import { HistoryQuery, RecentAnswerSchema, RoleDiffSchema, RoleVersionSchema, TemplateVersionSchema, VERSION_PREFIX } from '../../schema/history.js';
 import { RoleAnswerSchema, RoleName } from '../../schema/roles.js';
 import { TemplateAnswerSchema, TemplateName } from '../../schema/templates.js';
 import { lineDiff } from '../../template/diff.js';
-import { ifMatch, roleAnswer, templateAnswer, withEtag } from '../answers.js';
+import { roleAnswer, templateAnswer } from '../answers.js';
 import { notFound } from '../errors.js';
-import { errorResponses, RoleParams, TemplateParams } from '../schemas.js';
+import { errorResponses, RoleParams } from '../schemas.js';
 import {
   historyOf,
   noVersion,
   onePage,
   pageLimit,
+  type RoleFiles,
   roleDir,
   roleEtag,
   roleVersionState,
   shortCommit,
-  showRole,
   templateEtag,
   templatePath,
   templateVersionState,
-  versionOf,
 } from './history-read.js';
+import { showVersion, type VersionKind, versionRoutes } from './history-versions.js';
 
-const IfMatchHeaders = Type.Object({
-  'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })),
-});
+const templates: VersionKind<string, TemplateDetail> = {
+  kind: 'template',
+  name: TemplateName,
+  logPath: templatePath,
+  files: (name) => [templatePath(name)],
+  version: ([source]) => source ?? null,
+  now: (library, name) => library.getTemplate(name),
+  state: (source, now) => templateVersionState(source, now?.shipped_source ?? null),
+  etag: templateEtag,
+  versionRoute: { summary: "A template's bytes at one commit", schema: TemplateVersionSchema },
+  fields: (source) => ({ source }),
+  restoreRoute: { summary: 'Save a version again: validated like a save, committed as `restore <name> to <short>`', schema: TemplateAnswerSchema },
+  checkName: checkTemplateName,
+  async restore(library, name, source, _commit, w) {
+    const d = await library.saveTemplate(name, source, { ...w, card: true });
+    return { etag: d.etag, answer: templateAnswer(d) };
+  },
+};
+
+const roles: VersionKind<RoleFiles, RoleEntry> = {
+  kind: 'role',
+  name: RoleName,
+  logPath: roleDir,
+  files: (name) => [`${roleDir(name)}/role.md`, `${roleDir(name)}/kit.json`],
+  version: ([md, kit]) => (md == null ? null : { role_md: md, kit_json: kit ?? null }),
+  now: (library, name) => library.getRole(name),
+  state: roleVersionState,
+  etag: roleEtag,
+  versionRoute: { summary: "A role's files at one commit", schema: RoleVersionSchema },
+  fields: (f) => f,
+  restoreRoute: { summary: 'Save a role version again: validated like a save, committed as `restore role <name> to <short>`', schema: RoleAnswerSchema },
+  checkName: checkRoleName,
+  async restore(library, name, f, commit, w) {
+    // a kit.json edited by hand into that commit may not parse: refused like a save, with its problems
+    const kit = validateKitText(f.kit_json);
+    if (kit.problems.length) throw new DeskError('invalid_role', `role ${name} at ${shortCommit(commit)} is not valid; nothing was saved`, { problems: kit.problems });
+    const role = await library.saveRole(name, f.role_md, kit.kit, w);
+    return { etag: role.etag, answer: roleAnswer(role) };
+  },
+};
 
 /** Which names a commit's paths are: `templates/<name>.yaml`, `roles/<name>/…`. Markers and the rest are not names. */
 function namesOf(paths: readonly string[]): { kind: 'template' | 'role'; name: string }[] {
@@ -63,130 +90,8 @@ function namesOf(paths: readonly string[]): { kind: 'template' | 'role'; name: s
 }
 
 export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
-  app.get(
-    '/templates/:name/history',
-    {
-      schema: {
-        summary: "A template's versions, newest first, paged",
-        tags: ['history'],
-        params: TemplateParams,
-        querystring: HistoryQuery,
-        response: { 200: HistoryAnswerSchema, ...errorResponses },
-      },
-    },
-    async (req) => {
-      const { name } = req.params;
-      const h = historyOf(library);
-      const limit = pageLimit(req.query.limit);
-      const now = await library.getTemplate(name);
-      // read your writes: a save answered a moment ago is in the list
-      await h.settle();
-      const page = await onePage((n) => h.log(templatePath(name), { limit: n, ...(req.query.before ? { before: req.query.before } : {}) }), limit);
-      // a name that loads nothing and never had a commit is not a template
-      if (!now && page.items.length === 0 && !req.query.before) throw notFound('template', name);
-      const shipped = now?.shipped_source ?? null;
-      const sources = await h.showMany(page.items.map((e) => ({ path: templatePath(name), commit: e.commit })));
-      const versions = page.items.map((e, i) => {
-        const source = sources[i] ?? null;
-        return versionOf(e, templateVersionState(source, shipped), source === null ? null : templateEtag(source));
-      });
-      return { versions, next: page.next };
-    },
-  );
-
-  app.get(
-    '/templates/:name/versions/:commit',
-    {
-      schema: {
-        summary: "A template's bytes at one commit",
-        tags: ['history'],
-        params: Type.Object({ name: TemplateName, commit: CommitId }),
-        response: { 200: TemplateVersionSchema, ...errorResponses },
-      },
-    },
-    async (req) => {
-      const { name, commit } = req.params;
-      const source = await historyOf(library).show(templatePath(name), commit);
-      if (source === null) throw noVersion('template', name, commit);
-      return { commit, source, etag: templateEtag(source) };
-    },
-  );
-
-  app.post(
-    '/templates/:name/restore',
-    {
-      schema: {
-        summary: 'Save a version again: validated like a save, committed as `restore <name> to <short>`',
-        tags: ['history'],
-        params: TemplateParams,
-        headers: IfMatchHeaders,
-        body: RestoreBody,
-        response: { 200: Type.Ref(TemplateAnswerSchema), ...errorResponses },
-      },
-    },
-    async (req, reply) => {
-      const { name } = req.params;
-      const { commit } = req.body;
-      checkTemplateName(name);
-      const source = await historyOf(library).show(templatePath(name), commit);
-      if (source === null) throw noVersion('template', name, commit);
-      const d = await library.saveTemplate(name, source, {
-        ifMatch: ifMatch(req.headers['if-match']),
-        who: req.ip,
-        card: true,
-        restoredFrom: shortCommit(commit),
-      });
-      withEtag(reply, d.etag);
-      return templateAnswer(d);
-    },
-  );
-
-  app.get(
-    '/roles/:name/history',
-    {
-      schema: {
-        summary: "A role's versions, newest first, paged",
-        tags: ['history'],
-        params: RoleParams,
-        querystring: HistoryQuery,
-        response: { 200: HistoryAnswerSchema, ...errorResponses },
-      },
-    },
-    async (req) => {
-      const { name } = req.params;
-      const h = historyOf(library);
-      const limit = pageLimit(req.query.limit);
-      const now = await library.getRole(name);
-      await h.settle();
-      const page = await onePage((n) => h.log(roleDir(name), { limit: n, ...(req.query.before ? { before: req.query.before } : {}) }), limit);
-      if (!now && page.items.length === 0 && !req.query.before) throw notFound('role', name);
-      const texts = await h.showMany(page.items.flatMap((e) => [{ path: `${roleDir(name)}/role.md`, commit: e.commit }, { path: `${roleDir(name)}/kit.json`, commit: e.commit }]));
-      const versions = page.items.map((e, i) => {
-        const md = texts[2 * i] ?? null;
-        const files = md === null ? null : { role_md: md, kit_json: texts[2 * i + 1] ?? null };
-        return versionOf(e, roleVersionState(files, now), files === null ? null : roleEtag(files));
-      });
-      return { versions, next: page.next };
-    },
-  );
-
-  app.get(
-    '/roles/:name/versions/:commit',
-    {
-      schema: {
-        summary: "A role's files at one commit",
-        tags: ['history'],
-        params: Type.Object({ name: RoleName, commit: CommitId }),
-        response: { 200: RoleVersionSchema, ...errorResponses },
-      },
-    },
-    async (req) => {
-      const { name, commit } = req.params;
-      const files = await showRole(historyOf(library), name, commit);
-      if (files === null) throw noVersion('role', name, commit);
-      return { commit, ...files, etag: roleEtag(files) };
-    },
-  );
+  versionRoutes(app, library, templates);
+  versionRoutes(app, library, roles);
 
   app.get(
     '/roles/:name/diff',
@@ -209,7 +114,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
       const h = historyOf(library);
       const now = await library.getRole(name);
       if (!now) throw notFound('role', name);
-      const then = await showRole(h, name, commit);
+      const then = await showVersion(h, roles, name, commit);
       if (then === null) throw noVersion('role', name, commit);
       // the kit as it loads, in the canonical form a save writes (src/library/canonical.ts)
       const kitNow = now.kit === null ? null : canonicalJson(now.kit);
@@ -221,37 +126,6 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
         role_md: diff('role.md', then.role_md, now.role_md),
         kit_json: diff('kit.json', then.kit_json ?? '', kitNow ?? ''),
       };
-    },
-  );
-
-  app.post(
-    '/roles/:name/restore',
-    {
-      schema: {
-        summary: 'Save a role version again: validated like a save, committed as `restore role <name> to <short>`',
-        tags: ['history'],
-        params: RoleParams,
-        headers: IfMatchHeaders,
-        body: RestoreBody,
-        response: { 200: Type.Ref(RoleAnswerSchema), ...errorResponses },
-      },
-    },
-    async (req, reply) => {
-      const { name } = req.params;
-      const { commit } = req.body;
-      checkRoleName(name);
-      const files = await showRole(historyOf(library), name, commit);
-      if (files === null) throw noVersion('role', name, commit);
-      // a kit.json edited by hand into that commit may not parse: refused like a save, with its problems
-      const kit = validateKitText(files.kit_json);
-      if (kit.problems.length) throw new DeskError('invalid_role', `role ${name} at ${shortCommit(commit)} is not valid; nothing was saved`, { problems: kit.problems });
-      const role = await library.saveRole(name, files.role_md, kit.kit, {
-        ifMatch: ifMatch(req.headers['if-match']),
-        who: req.ip,
-        restoredFrom: shortCommit(commit),
-      });
-      withEtag(reply, role.etag);
-      return roleAnswer(role);
     },
   );
 
