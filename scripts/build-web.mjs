@@ -13,7 +13,9 @@
  * - Each hashed .js and .css is also written brotli- and gzip-compressed
  *   (`.br`, `.gz`), so the service never compresses the page per request.
  * - Files of earlier builds (other hashes, the old per-module `*.js`) are
- *   removed once the new index.html is in place.
+ *   removed once the new index.html is in place, except the previous
+ *   build's hashed files (listed in `.build-files.json`), kept one more
+ *   build so an open tab can still load its views.
  *
  * Type errors do not stop the bundle: `tsc -p tsconfig.web.json` is the page's
  * type check (`npm run typecheck`, `npm run build`).
@@ -95,13 +97,24 @@ writeFileSync(tmp, html);
 renameSync(tmp, join(out, 'index.html'));
 written.add('index.html');
 
-// Stale files: whatever this build did not write (earlier hashes, the old tsc output and its folders).
+// Stale files: whatever neither this build nor the one before it wrote (older hashes, the old tsc
+// output and its folders). The previous build's files stay one more build: a tab opened before
+// this build still fetches its lazily loaded views (the page says to reload when even those are gone).
+const MANIFEST = '.build-files.json';
+let previous = [];
+try {
+  previous = JSON.parse(readFileSync(join(out, MANIFEST), 'utf8')).files ?? [];
+} catch {
+  // the first build here, or a manifest from elsewhere: nothing is kept
+}
+const keep = new Set([...written, ...previous.filter((f) => typeof f === 'string' && /-[A-Z2-7]{8}\.(?:js|css)(?:\.map|\.br|\.gz)?$/.test(f))]);
 let removed = 0;
 for (const f of readdirSync(out)) {
-  if (written.has(f)) continue;
+  if (keep.has(f) || f === MANIFEST) continue;
   rmSync(join(out, f), { recursive: true, force: true });
   removed++;
 }
+writeFileSync(join(out, MANIFEST), `${JSON.stringify({ files: [...written].sort() }, null, 1)}\n`);
 
 const bytes = [...written].reduce((n, f) => n + statSync(join(out, f)).size, 0);
 console.log(

@@ -24,9 +24,19 @@ import { errorText, unsay } from './ui.js';
  * is drawn the rest is fetched in the background, so opening a template
  * does not wait for it either.
  */
-const templateView = () => import('./template-view.js');
-const roleView = () => import('./roles.js');
-const proposalView = () => import('./proposals.js');
+const templateView = () => import('./template-view.js').catch(outdated);
+const roleView = () => import('./roles.js').catch(outdated);
+const proposalView = () => import('./proposals.js').catch(outdated);
+
+/**
+ * A view's code could not be fetched. Usually the service was updated while
+ * this tab stayed open: the files this page names are gone (each build's
+ * file names carry its content hash). A reload fetches the new page.
+ */
+class PageOutdated extends Error {}
+function outdated(cause: unknown): never {
+  throw new PageOutdated(`this view's code could not be fetched (${cause instanceof Error ? cause.message : String(cause)})`);
+}
 const main = document.getElementById('main')!;
 let page: TemplatePage | null = null;
 let filter = '';
@@ -99,6 +109,13 @@ async function route(): Promise<void> {
   } catch (e) {
     if (current !== ticket) return;
     clear(main);
+    if (e instanceof PageOutdated) {
+      main.append(
+        h('p', { class: 'callout error', role: 'alert' }, 'This page is older than the service: it was probably updated since the page was opened. Reload to continue.'),
+        h('p', {}, h('button', { type: 'button', class: 'primary', onclick: () => location.reload() }, 'Reload')),
+      );
+      return;
+    }
     main.append(
       h('p', { class: 'callout error', role: 'alert' }, e instanceof ApiError && e.status === 404 ? `No template or role named ${r.view === 'template' || r.view === 'role' ? r.name : ''}.` : `Could not load: ${errorText(e)}`),
       h('p', {}, h('a', { href: '#/' }, 'Back to the library')),
