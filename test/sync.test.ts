@@ -136,6 +136,8 @@ describe('sync with a remote', () => {
 
     const rebase = (await b.app.inject({ method: 'POST', url: `${API}/sync/templates/alpha/rebase` })).json();
     expect(rebase.conflicts).toBe(1);
+    // the markers name the side for what it is
+    expect(rebase.merged).toContain('=======\n  purpose: purpose of A\n>>>>>>> remote\n');
     // over the shipped bytes both copies were made from: only the purpose line conflicts
     expect(rebase.parts.filter((p: { kind: string }) => p.kind === 'clean').length).toBeGreaterThan(0);
     expect(rebase.parts.find((p: { kind: string }) => p.kind === 'conflict')).toMatchObject({ copy: '  purpose: purpose of B\n', shipped: '  purpose: purpose of A\n' });

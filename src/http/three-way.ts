@@ -1,6 +1,8 @@
 /**
- * Three-way merge of an operator copy onto today's shipped version over the
- * shipped bytes it was saved against (docs/api.md, rebase). Uses
+ * Three-way merge of an operator copy onto another version over their common
+ * base (docs/api.md, rebase): today's shipped version over the shipped bytes
+ * the copy was saved against, or a sync's remote version over the merge
+ * base (docs/api.md, Sync). Uses
  * node-diff3 on lines; conflicts are written with git's diff3-style markers so
  * any editor that knows git conflicts highlights them. The same merge is also
  * answered as parts (merged text, then each conflict's three sides) so the page
@@ -34,8 +36,12 @@ function block(out: string[], marker: string, body: string[]): void {
   if (last !== undefined && !last.endsWith('\n')) out[out.length - 1] = last + '\n';
 }
 
-export function threeWayMerge(copy: string, base: string, shipped: string): MergeOutcome {
-  const regions = diff3Merge(lines(copy), lines(base), lines(shipped), { excludeFalseConflicts: true });
+/** What the other side is: its conflict markers say so (`>>>>>>> remote`). */
+export type Onto = 'shipped' | 'remote';
+
+/** `theirs` is the version the copy goes onto; in `parts` its lines are under `shipped` whichever it is (the schema's name). */
+export function threeWayMerge(copy: string, base: string, theirs: string, onto: Onto = 'shipped'): MergeOutcome {
+  const regions = diff3Merge(lines(copy), lines(base), lines(theirs), { excludeFalseConflicts: true });
   const out: string[] = [];
   const parts: MergePart[] = [];
   let conflicts = 0;
@@ -52,7 +58,7 @@ export function threeWayMerge(copy: string, base: string, shipped: string): Merg
       block(out, '<<<<<<< copy', r.conflict.a);
       block(out, '||||||| base', r.conflict.o);
       block(out, '=======', r.conflict.b);
-      out.push('>>>>>>> shipped\n');
+      out.push(`>>>>>>> ${onto}\n`);
       parts.push({ kind: 'conflict', copy: r.conflict.a.join(''), base: r.conflict.o.join(''), shipped: r.conflict.b.join('') });
     }
   }
@@ -63,8 +69,8 @@ export function threeWayMerge(copy: string, base: string, shipped: string): Merg
  * The rebase answer: the merge, and whether the merged text validates against
  * today's catalogue. One for rebasing onto shipped and onto a remote's version.
  */
-export async function rebaseAnswer(library: Library, name: string, copy: string, base: string, theirs: string) {
-  const { merged, conflicts, parts } = threeWayMerge(copy, base, theirs);
+export async function rebaseAnswer(library: Library, name: string, copy: string, base: string, theirs: string, onto: Onto = 'shipped') {
+  const { merged, conflicts, parts } = threeWayMerge(copy, base, theirs, onto);
   const v = validateTemplate(merged, { name, catalogue: await library.catalogue() });
   return { merged, conflicts, parts, valid: v.valid, problems: v.problems };
 }

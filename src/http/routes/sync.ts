@@ -79,7 +79,7 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
       const { name } = req.params;
       const { entry, d } = await diverged(name);
       // the remote removed it: rebasing onto nothing is the remote's side, an empty text
-      return rebaseAnswer(library, name, entry.source, d.base_source ?? '', d.remote_source ?? '');
+      return rebaseAnswer(library, name, entry.source, d.base_source ?? '', d.remote_source ?? '', 'remote');
     },
   );
 
