@@ -2,6 +2,7 @@ import { ApiError, call, enc } from './api.js';
 import { cardView } from './card-view.js';
 import { clear, h } from './dom.js';
 import { unifiedView } from './diff-view.js';
+import { NAME_PATTERN } from './names.js';
 import { refreshProposalCount } from './proposal-count.js';
 import type { ProposalAnswer, ProposalList, ProposalSummary } from '../schema/proposals.js';
 import { errorText, say } from './ui.js';
@@ -124,7 +125,7 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     id: `${idBase}-name`,
     value: p.name,
     required: true,
-    pattern: '[a-z0-9][a-z0-9\\-]{0,63}',
+    pattern: NAME_PATTERN,
     autocomplete: 'off',
   });
   const noteField = h('input', { id: `${idBase}-note`, autocomplete: 'off', maxlength: 2000 });
@@ -152,23 +153,28 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     ' ',
     saveButton,
   );
-  saveForm.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
+  /** A decision's submit: the button held while it runs; on success the view is drawn again, on failure it says why here. */
+  const decide = (form: HTMLFormElement, button: HTMLButtonElement, refused: string, run: () => Promise<string>) =>
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      button.disabled = true;
+      try {
+        say(await run());
+        onDecided();
+      } catch (e) {
+        button.disabled = false;
+        fail(e, refused);
+      }
+    });
+  decide(saveForm, saveButton, 'Not saved', async () => {
     const name = nameField.value.trim();
-    saveButton.disabled = true;
-    try {
-      // under its own name the ETag read with the page guards the save; under another, the one there now
-      const etag = name === p.name ? seen : await currentEtag(name);
-      await call('POST', `/proposals/${enc(p.id)}/save`, {
-        body: name === p.name ? {} : { name },
-        ...(etag ? { ifMatch: etag } : { ifNoneMatch: '*' as const }),
-      });
-      say(`Saved ${name} to the library.`);
-      onDecided();
-    } catch (e) {
-      saveButton.disabled = false;
-      fail(e, 'Not saved');
-    }
+    // under its own name the ETag read with the page guards the save; under another, the one there now
+    const etag = name === p.name ? seen : await currentEtag(name);
+    await call('POST', `/proposals/${enc(p.id)}/save`, {
+      body: name === p.name ? {} : { name },
+      ...(etag ? { ifMatch: etag } : { ifNoneMatch: '*' as const }),
+    });
+    return `Saved ${name} to the library.`;
   });
 
   const dismissForm = h(
@@ -179,18 +185,10 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     ' ',
     dismissButton,
   );
-  dismissForm.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    dismissButton.disabled = true;
+  decide(dismissForm, dismissButton, 'Not dismissed', async () => {
     const note = noteField.value.trim();
-    try {
-      await call('POST', `/proposals/${enc(p.id)}/dismiss`, { body: note ? { note } : {} });
-      say(`Dismissed the proposal ${p.name}.`);
-      onDecided();
-    } catch (e) {
-      dismissButton.disabled = false;
-      fail(e, 'Not dismissed');
-    }
+    await call('POST', `/proposals/${enc(p.id)}/dismiss`, { body: note ? { note } : {} });
+    return `Dismissed the proposal ${p.name}.`;
   });
 
   const diff = p.card.diff;
