@@ -1,5 +1,6 @@
 import { call, enc } from './api.js';
-import { add, clear, fromMarkup, h, html, type Markup } from './dom.js';
+import { add, clear, fromMarkup, h } from './dom.js';
+import { html, type Markup } from './markup.js';
 import { duplicateForm } from './duplicate.js';
 import { canReset, rowLabel, stateInfo } from './states.js';
 import type { RoleSummary } from '../schema/roles.js';

@@ -56,9 +56,7 @@ describe.skipIf(missing !== null)('views loaded on first opening (e2e)', () => {
       const file = new URL(route.request().url()).pathname.split('/').pop()!;
       return named.has(file) ? route.continue() : route.fulfill({ status: 404, body: 'gone' });
     });
-    await page.evaluate(() => {
-      location.hash = '#/templates/quick-fix';
-    });
+    await page.goto(`${served.base}/#/templates/quick-fix`);
     const alert = page.locator('#main [role="alert"]');
     await alert.waitFor();
     const reload = page.locator('#main button', { hasText: 'Reload' });

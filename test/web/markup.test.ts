@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { html } from '../../src/web/dom.js';
+import { html } from '../../src/web/markup.js';
 
 // The library list draws its rows from this markup: names and purposes are the operator's text.
 describe('html markup', () => {
