@@ -9,7 +9,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { errorCodeOf, registerErrorHandling } from './http/errors.js';
 import { eventRoutes } from './http/events.js';
 import { type EventStreamOptions, EventStreams } from './http/events-stream.js';
-import { guardPlugin, loggedUrl, serverOptions } from './http/guard.js';
+import { guardPlugin, loggedUrl, serverOptions, stoppingGuard } from './http/guard.js';
 import { catalogueRoutes } from './http/routes/catalogue.js';
 import { compareRoutes } from './http/routes/compare.js';
 import { historyRoutes } from './http/routes/history.js';
@@ -79,6 +79,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
+  stoppingGuard(app);
   app.addHook('onResponse', async (req, reply) => {
     const code = errorCodeOf(req);
     req.log.info(

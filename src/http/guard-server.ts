@@ -5,7 +5,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Server } from 'node:http';
-import type { FastifyError, FastifyHttpOptions, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problemDetails, sendProblem } from './errors.js';
 
 /** The body cap (docs/security.md, Limits); past it fastify answers 413. */
@@ -85,6 +85,28 @@ export const serverOptions = {
   // Logs name the client address as "who" (docs/operations.md, Logs); X-Forwarded-For from any
   // caller must not be able to forge it.
   trustProxy: false,
+  // While stopping, fastify would answer a request on a kept-alive socket with its own plain
+  // 503 body; stoppingGuard (below) answers it as every other refusal, with a code.
+  return503OnClosing: false,
   clientErrorHandler,
   frameworkErrors,
 } as const satisfies FastifyHttpOptions<Server>;
+
+/**
+ * From the start of close() (preClose) until the server is gone, a request
+ * that still arrives on a kept-alive connection is answered `503
+ * shutting_down` with `Connection: close` and `Retry-After: 1`, before any
+ * other work: the problem+json every refusal has, where fastify's own would
+ * be a bare `{"error":"Service Unavailable"}`.
+ */
+export function stoppingGuard(app: FastifyInstance): void {
+  let stopping = false;
+  app.addHook('preClose', async () => {
+    stopping = true;
+  });
+  app.addHook('onRequest', async (_req, reply) => {
+    if (!stopping) return;
+    reply.header('connection', 'close').header('retry-after', '1');
+    return sendProblem(reply, problemDetails('shutting_down', 'the service is stopping; send the request again once it is back'));
+  });
+}

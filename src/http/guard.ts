@@ -22,7 +22,7 @@ import { type Authority, isOwnHost, isOwnOrigin, parseAllowedHosts } from './gua
 import { hasBody, isJsonContentType } from './guard-media.js';
 
 export { checkListenAddress, isLoopbackHost } from './guard-host.js';
-export { serverOptions } from './guard-server.js';
+export { serverOptions, stoppingGuard } from './guard-server.js';
 
 export interface GuardOptions {
   /**
