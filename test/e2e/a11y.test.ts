@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { browserMissing, type Served, usePage } from './harness.js';
+import { browserMissing, callApi, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
 if (missing) console.warn(missing);
@@ -31,12 +31,7 @@ describe.skipIf(missing !== null)('accessibility: axe on every view (e2e)', () =
     page = p;
   });
 
-  const api = (method: string, path: string, body?: unknown) =>
-    fetch(`${served.base}/api/desk${path}`, {
-      method,
-      headers: { origin: served.base, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  const api = (method: string, path: string, body?: unknown) => callApi(served.base, method, path, body);
   const source = async (name: string) => ((await (await api('GET', `/templates/${name}`)).json()) as { source: string }).source;
 
   /** a library with more than one state, a hand edit, an invalid template and a custom one */

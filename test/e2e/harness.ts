@@ -5,13 +5,13 @@
  * (never a downloaded browser): CHROMIUM_PATH, default Debian's
  * /usr/bin/chromium.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
-import { packageRoot } from '../../src/paths.js';
+import { harnessDir, packageRoot } from '../../src/paths.js';
 import { runSync } from '../children.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -101,16 +101,85 @@ export async function serve(opts: ServeOptions = {}): Promise<Served> {
   };
 }
 
+/** A call to the served API as the page makes it: an Origin the guard accepts, a JSON body when there is one. */
+export function callApi(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${base}/api/desk${path}`, {
+    method,
+    headers: { origin: base, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+export interface ShippedMoved extends Served {
+  /** the copy of the harness the service ships from */
+  harness: string;
+  /** the shipped text the copy was saved against, the copy, and the shipped text now */
+  shipped: string;
+  copy: string;
+  moved: string;
+}
+
 /**
- * The hooks every page test shares, registered in the calling describe: one
- * browser for the file, and per test a fresh service, a new tab, and both
- * closed after (even when the test failed). `use` hands each test's pair to
- * the file's own variables, so test bodies read `served` and `page` as before.
+ * A copy of an older shipped version: `name` saved as `mine(shipped)`, then
+ * the shipped file changed to `next(shipped)` and the service started again
+ * (shipped files are read once, at start), on a copy of the repo's harness.
+ * close() stops the service and removes both folders.
  */
-export function usePage(use: (served: Served, page: Page) => void, opts: { serve?: ServeOptions; init?: (page: Page) => Promise<unknown> } = {}): void {
+export async function shippedMovedUnder(name: string, mine: (shipped: string) => string, next: (shipped: string) => string): Promise<ShippedMoved> {
+  const dir = mkdtempSync(join(tmpdir(), 'desk-e2e-shipped-'));
+  const harness = join(dir, 'harness');
+  const root = join(dir, 'library');
+  const file = join(harness, 'templates', `${name}.yaml`);
+  let served: Served | null = null;
+  try {
+    cpSync(harnessDir, harness, { recursive: true });
+    served = await serve({ root, harnessDir: harness });
+    const shipped = readFileSync(file, 'utf8');
+    const copy = mine(shipped);
+    const r = await callApi(served.base, 'PUT', `/templates/${name}`, { source: copy });
+    if (r.status !== 200) throw new Error(`saving the copy of ${name} answered ${r.status}`);
+    const first = served;
+    served = null;
+    await first.close();
+    const moved = next(shipped);
+    writeFileSync(file, moved);
+    const again = await serve({ root, harnessDir: harness });
+    return {
+      ...again,
+      harness,
+      shipped,
+      copy,
+      moved,
+      async close() {
+        await again.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await served?.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+export interface BrowserTest {
+  /** a new tab with a 10 s default timeout, closed after the test */
+  page(opts?: { viewport?: { width: number; height: number } }): Promise<Page>;
+  /** closes `x` after the test (even when it failed), after its tabs, the last deferred first; answers `x` */
+  defer<T extends { close(): unknown }>(x: T): T;
+  /** a new temp folder, removed after the test (deferred) */
+  tempDir(prefix: string): string;
+}
+
+/**
+ * The hooks a browser test file shares, registered in the calling describe:
+ * the page bundled and one browser launched for the file, and per test the
+ * tabs it opened and what it deferred (services, temp folders) closed after.
+ */
+export function useBrowser(): BrowserTest {
   let browser: Browser | undefined;
-  let served: Served | undefined;
-  let page: Page | undefined;
+  const pages: Page[] = [];
+  const deferred: { close(): unknown }[] = [];
   beforeAll(async () => {
     buildWeb();
     browser = await launch();
@@ -118,16 +187,43 @@ export function usePage(use: (served: Served, page: Page) => void, opts: { serve
   afterAll(async () => {
     await browser?.close();
   });
+  afterEach(async () => {
+    // each one closed even when one before it failed; the first failure is the test's
+    const failures: unknown[] = [];
+    for (const x of [...pages.splice(0), ...deferred.splice(0).reverse()]) await Promise.resolve(x.close()).catch((e: unknown) => failures.push(e));
+    if (failures.length) throw failures[0];
+  });
+  return {
+    async page(opts = {}) {
+      const page = await browser!.newPage(opts.viewport ? { viewport: opts.viewport } : {});
+      page.setDefaultTimeout(10_000);
+      pages.push(page);
+      return page;
+    },
+    defer(x) {
+      deferred.push(x);
+      return x;
+    },
+    tempDir(prefix) {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      deferred.push({ close: () => rmSync(dir, { recursive: true, force: true }) });
+      return dir;
+    },
+  };
+}
+
+/**
+ * useBrowser with, per test, a fresh service and a new tab. `use` hands each
+ * test's pair to the file's own variables, so test bodies read `served` and
+ * `page` as before.
+ */
+export function usePage(use: (served: Served, page: Page) => void, opts: { serve?: ServeOptions; init?: (page: Page) => Promise<unknown> } = {}): void {
+  const t = useBrowser();
   beforeEach(async () => {
-    served = await serve(opts.serve);
-    page = await browser!.newPage();
-    page.setDefaultTimeout(10_000);
+    const served = t.defer(await serve(opts.serve));
+    const page = await t.page();
     await opts.init?.(page);
     use(served, page);
-  });
-  afterEach(async () => {
-    await page?.close();
-    await served?.close();
   });
 }
 

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { browserMissing, type Served, usePage } from './harness.js';
+import { browserMissing, callApi, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
 if (missing) console.warn(missing);
@@ -23,8 +23,7 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     page = p;
   });
 
-  const api = (path: string, method: string, body: unknown) =>
-    fetch(`${served.base}/api/desk${path}`, { method, headers: { origin: served.base, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const api = (path: string, method: string, body: unknown) => callApi(served.base, method, path, body);
 
   it('lists two saves, diffs one, and restores the first: the bytes on disk are its bytes', async () => {
     const shipped = (await (await fetch(`${served.base}/api/desk/templates/quick-fix`)).json()) as { source: string };
@@ -74,7 +73,7 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     const second = shipped.source.replace(/^ {2}purpose: .*$/m, '  purpose: The second purpose');
     expect((await api('/templates/quick-fix', 'PUT', { source: withChecker })).status).toBe(200);
     expect((await api('/templates/quick-fix', 'PUT', { source: second })).status).toBe(200);
-    expect((await fetch(`${served.base}/api/desk/roles/checker`, { method: 'DELETE', headers: { origin: served.base } })).status).toBe(204);
+    expect((await callApi(served.base, 'DELETE', '/roles/checker')).status).toBe(204);
     await page.goto(`${served.base}/#/templates/quick-fix/history`);
     const list = page.getByRole('list', { name: 'Versions of quick-fix' });
     await expect.poll(() => list.locator('.history-item').count()).toBe(2);

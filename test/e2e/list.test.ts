@@ -10,7 +10,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { browserMissing, type Served, usePage } from './harness.js';
+import { sourceBox } from './editor-page.js';
+import { browserMissing, callApi, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
 if (missing) console.warn(missing);
@@ -35,12 +36,7 @@ describe.skipIf(missing !== null)('the library list (e2e)', () => {
     },
   );
 
-  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${served.base}/api/desk${path}`, {
-      method,
-      headers: { origin: served.base, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => callApi(served.base, method, path, body, headers);
   const copyPath = (name: string) => join(served.root, 'templates', `${name}.yaml`);
   const shippedSource = async (name: string) => ((await (await api('GET', `/templates/${name}`)).json()) as { source: string }).source;
   /** an edited copy saved through the API */
@@ -219,7 +215,7 @@ describe.skipIf(missing !== null)('the library list (e2e)', () => {
 
     // Save on a template: the button is drawn again (disabled), so the result takes the focus
     await page.goto(`${served.base}/#/templates/write`);
-    const source = page.getByRole('textbox', { name: 'Source of write' });
+    const source = sourceBox(page, 'write');
     await source.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('# a note\n');
@@ -242,7 +238,7 @@ describe.skipIf(missing !== null)('the library list (e2e)', () => {
     await edit('write');
     await page.goto(`${served.base}/#/templates/write`);
     await page.locator('.page-head h2 .badge[data-state="edited"]').waitFor();
-    const source = page.getByRole('textbox', { name: 'Source of write' });
+    const source = sourceBox(page, 'write');
     await source.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('# mine\n');

@@ -1,18 +1,16 @@
 /**
  * The diff tab as a merge view, a rebase whose conflicts are settled by
  * choice, and the header diff as lists (src/web/merge-*.ts). Shipped files are
- * read once at start, so a rebase test copies the harness, saves a copy,
- * changes the shipped file and starts the service again, as
- * shipped-changes.test.ts does.
+ * read once at start, so a rebase test starts from a copy of an older
+ * shipped version (harness.ts shippedMovedUnder).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { harnessDir } from '../../src/paths.js';
-import { browserMissing, buildWeb, launch, type Served, serve } from './harness.js';
+import { browserMissing, callApi, type Served, serve, shippedMovedUnder, useBrowser } from './harness.js';
 
 const missing = browserMissing();
 
@@ -30,60 +28,21 @@ const MY_GATE = 'prompt: Approve it, or say why not.';
 const NEW_GATE = 'prompt: Approve to land this fix, or reject it with a note saying what to change.';
 
 describe.skipIf(missing !== null)('settings page: merge views and rebase choices (e2e)', () => {
-  let browser: Browser;
+  const t = useBrowser();
   let page: Page;
-  let served: Served | undefined;
-  let dir: string | undefined;
-
-  beforeAll(async () => {
-    buildWeb();
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    await page?.close();
-    await served?.close();
-    served = undefined;
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
+  let served: Served;
 
   async function put(name: string, source: string): Promise<void> {
-    const r = await fetch(`${served!.base}/api/desk/templates/${name}`, {
-      method: 'PUT',
-      headers: { origin: served!.base, 'content-type': 'application/json' },
-      body: JSON.stringify({ source }),
-    });
-    expect(r.status).toBe(200);
+    expect((await callApi(served.base, 'PUT', `/templates/${name}`, { source })).status).toBe(200);
   }
 
   async function open(hash: string): Promise<void> {
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    await page.goto(`${served!.base}/${hash}`);
-  }
-
-  /** A copy of quick-fix saved with `mine`, then the shipped file changed to `next` and the service started again. */
-  async function shippedMovedUnder(mine: (shipped: string) => string, next: (shipped: string) => string) {
-    dir = mkdtempSync(join(tmpdir(), 'desk-e2e-merge-'));
-    const harness = join(dir, 'harness');
-    const root = join(dir, 'library');
-    cpSync(harnessDir, harness, { recursive: true });
-    served = await serve({ root, harnessDir: harness });
-    const shipped = readFileSync(join(harness, 'templates', 'quick-fix.yaml'), 'utf8');
-    const copy = mine(shipped);
-    await put('quick-fix', copy);
-    await served.close();
-    const moved = next(shipped);
-    writeFileSync(join(harness, 'templates', 'quick-fix.yaml'), moved);
-    served = await serve({ root, harnessDir: harness });
-    return { root, shipped, copy, moved };
+    page = await t.page({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${served.base}/${hash}`);
   }
 
   it('shows the diff against shipped as a side-by-side merge view, unified on a narrow screen', async () => {
-    served = await serve();
+    served = t.defer(await serve());
     const shipped = readFileSync(join(harnessDir, 'templates', 'quick-fix.yaml'), 'utf8');
     await put('quick-fix', shipped.replace(OLD_GATE, MY_GATE));
     await open('#/templates/quick-fix/diff');
@@ -113,10 +72,15 @@ describe.skipIf(missing !== null)('settings page: merge views and rebase choices
   });
 
   it('settles a rebase conflict by choice: keep mine for one, take shipped for the other; saved bytes are the merge', async () => {
-    const { root, moved } = await shippedMovedUnder(
-      (s) => s.replace(SHIPPED_PURPOSE, MY_PURPOSE).replace(OLD_GATE, MY_GATE),
-      (s) => s.replace(SHIPPED_PURPOSE, NEW_PURPOSE).replace(OLD_GATE, NEW_GATE),
+    const m = t.defer(
+      await shippedMovedUnder(
+        'quick-fix',
+        (s) => s.replace(SHIPPED_PURPOSE, MY_PURPOSE).replace(OLD_GATE, MY_GATE),
+        (s) => s.replace(SHIPPED_PURPOSE, NEW_PURPOSE).replace(OLD_GATE, NEW_GATE),
+      ),
     );
+    served = m;
+    const { root, moved } = m;
     await open('#/templates/quick-fix');
     await page.getByRole('button', { name: 'Preview rebase' }).click();
     const preview = page.getByRole('region', { name: 'Rebase preview' });
@@ -158,7 +122,7 @@ describe.skipIf(missing !== null)('settings page: merge views and rebase choices
   });
 
   it('lists an added input in the header diff, not a JSON blob', async () => {
-    served = await serve();
+    served = t.defer(await serve());
     const shipped = readFileSync(join(harnessDir, 'templates', 'quick-fix.yaml'), 'utf8');
     const extra = '    - name: branch\n      required: false\n      type: string\n      description: the branch to fix on\n';
     await put('quick-fix', shipped.replace('  roles:\n', `${extra}  roles:\n`));

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { browserMissing, type Served, usePage } from './harness.js';
+import { browserMissing, callApi, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
 if (missing) console.warn(missing);
@@ -21,11 +21,7 @@ describe.skipIf(missing !== null)('proposals view (e2e)', () => {
   });
 
   const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${served.base}/api/desk${path}`, {
-      method,
-      headers: { origin: served.base, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const r = await callApi(served.base, method, path, body);
     return { status: r.status, body: (await r.json()) as Record<string, unknown> };
   };
 

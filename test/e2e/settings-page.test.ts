@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { editorCursor, editorText } from './editor-page.js';
-import { browserMissing, type Served, usePage } from './harness.js';
+import { editorCursor, editorText, sourceBox } from './editor-page.js';
+import { browserMissing, callApi, type Served, usePage } from './harness.js';
 
 const SHIPPED = ['batch', 'mock-first', 'quick-fix', 'research', 'research-brief', 'ticket-close', 'ticket-completion', 'write'];
 
@@ -23,14 +23,9 @@ describe.skipIf(missing !== null)('settings page (e2e)', () => {
     page = p;
   });
 
-  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${served.base}/api/desk${path}`, {
-      method,
-      headers: { origin: served.base, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => callApi(served.base, method, path, body, headers);
   const copyPath = (name: string) => join(served.root, 'templates', `${name}.yaml`);
-  const source = (name: string) => page.getByRole('textbox', { name: `Source of ${name}` });
+  const source = (name: string) => sourceBox(page, name);
   const badge = () => page.locator('.page-head h2 .badge');
 
   /**

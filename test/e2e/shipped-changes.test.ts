@@ -1,67 +1,41 @@
 /**
  * The page when the shipped version moved under a saved copy, and when the
  * service wants a token: acknowledge, rebase preview → use → save, and the
- * token form. Shipped files are read once at start, so each test copies the
- * harness, saves, changes the shipped file and starts the service again.
+ * token form. Shipped files are read once at start, so each test starts from
+ * a copy of an older shipped version (harness.ts shippedMovedUnder).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { harnessDir } from '../../src/paths.js';
-import { browserMissing, buildWeb, launch, type Served, serve } from './harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserMissing, serve, shippedMovedUnder, useBrowser } from './harness.js';
 
 const missing = browserMissing();
 
 describe.skipIf(missing !== null)('settings page: shipped changes and the token (e2e)', () => {
-  let browser: Browser;
+  const t = useBrowser();
   let page: Page;
-  let served: Served | undefined;
-  let dir: string;
-
-  beforeAll(async () => {
-    buildWeb();
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    await page?.close();
-    await served?.close();
-    served = undefined;
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
 
   const MY_PURPOSE = '  purpose: My own short purpose for quick fixes';
   const OLD_GATE = 'prompt: Approve to land this fix, or reject it with a note for the worker.';
   const NEW_GATE = 'prompt: Approve to land this fix, or reject it with a note saying what to change.';
 
   /** quick-fix saved with my purpose, then the shipped gate prompt changes: the copy reads shipped_changed_since. */
-  async function shippedMovedUnderMyCopy(): Promise<{ root: string; mine: string; harness: string }> {
-    dir = mkdtempSync(join(tmpdir(), 'desk-e2e-shipped-'));
-    const harness = join(dir, 'harness');
-    const root = join(dir, 'library');
-    cpSync(harnessDir, harness, { recursive: true });
-    served = await serve({ root, harnessDir: harness });
-    const shipped = readFileSync(join(harness, 'templates', 'quick-fix.yaml'), 'utf8');
-    expect(shipped).toContain(OLD_GATE);
-    const mine = shipped.replace(/^ {2}purpose: .*$/m, MY_PURPOSE);
-    const put = await fetch(`${served.base}/api/desk/templates/quick-fix`, {
-      method: 'PUT',
-      headers: { origin: served.base, 'content-type': 'application/json' },
-      body: JSON.stringify({ source: mine }),
-    });
-    expect(put.status).toBe(200);
-    await served.close();
-    writeFileSync(join(harness, 'templates', 'quick-fix.yaml'), shipped.replace(OLD_GATE, NEW_GATE));
-    served = await serve({ root, harnessDir: harness });
-    page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
+  async function shippedMovedUnderMyCopy(): Promise<{ root: string; mine: string }> {
+    const served = t.defer(
+      await shippedMovedUnder(
+        'quick-fix',
+        (s) => s.replace(/^ {2}purpose: .*$/m, MY_PURPOSE),
+        (s) => {
+          expect(s).toContain(OLD_GATE);
+          return s.replace(OLD_GATE, NEW_GATE);
+        },
+      ),
+    );
+    page = await t.page();
     await page.goto(`${served.base}/#/templates/quick-fix`);
     await page.locator('.page-head h2 .badge[data-state="shipped_changed_since"]').waitFor();
-    return { root, mine, harness };
+    return { root: served.root, mine: served.copy };
   }
 
   it('acknowledges the new shipped version: the copy is kept and reads edited', async () => {
@@ -94,9 +68,8 @@ describe.skipIf(missing !== null)('settings page: shipped changes and the token 
   });
 
   it('asks for the token on a 401, again when refused, and keeps it for the tab', async () => {
-    served = await serve({ token: 'open-sesame' });
-    page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
+    const served = t.defer(await serve({ token: 'open-sesame' }));
+    page = await t.page();
     await page.goto(`${served.base}/#/`);
     const dialog = page.getByRole('dialog', { name: 'Access token' });
     await dialog.getByRole('textbox', { name: 'Token' }).fill('wrong');

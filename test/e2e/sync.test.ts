@@ -6,14 +6,12 @@
  * it, on that desk and, after a sync, on the other.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { AxeBuilder } from '@axe-core/playwright';
-import { browserMissing, buildWeb, launch } from './harness.js';
+import { browserMissing, callApi, useBrowser } from './harness.js';
 
 /** axe's violations, by rule and the first node's selector; legacy mode runs axe in the page itself (as a11y.test.ts does). */
 async function violations(page: Page): Promise<string[]> {
@@ -30,40 +28,24 @@ interface Desk {
 }
 
 describe.skipIf(missing !== null)('sync on the page (e2e)', () => {
-  let browser: Browser;
-  let page: Page;
+  const t = useBrowser();
   let dir: string;
-  const desks: Desk[] = [];
-
-  beforeAll(async () => {
-    buildWeb();
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    await page?.close();
-    for (const d of desks.splice(0)) await d.app.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   async function desk(name: string, bare: string): Promise<Desk> {
     // the interval is out of the way: each sync here is asked for
     const app = await buildApp({ libraryOptions: { root: join(dir, name) }, sync: { remote: bare, intervalMs: 3_600_000 } });
+    t.defer(app);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const addr = app.server.address() as { port: number };
-    const d = { app, base: `http://127.0.0.1:${addr.port}` };
-    desks.push(d);
-    return d;
+    return { app, base: `http://127.0.0.1:${addr.port}` };
   }
   const api = async (d: Desk, method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${d.base}/api/desk${path}`, method === 'GET' ? {} : { method, headers: { origin: d.base, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+    const r = await callApi(d.base, method, path, method === 'GET' ? undefined : (body ?? {}));
     return { status: r.status, body: (await r.json()) as Record<string, unknown> };
   };
 
   it('a diverged template is named in the header, and rebasing onto the team version settles it', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'desk-e2e-sync-'));
+    dir = t.tempDir('desk-e2e-sync-');
     const bare = join(dir, 'team.git');
     execFileSync('git', ['init', '--bare', '-q', '-b', 'main', bare]);
     const a = await desk('a', bare);
@@ -77,8 +59,7 @@ describe.skipIf(missing !== null)('sync on the page (e2e)', () => {
     expect((await api(b, 'PUT', '/templates/quick-fix', { source: fromB })).status).toBe(200);
     expect((await api(b, 'POST', '/sync')).body.diverged).toEqual(['quick-fix']);
 
-    page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
+    const page = await t.page();
     await page.goto(`${b.base}/#/`);
     const indicator = page.locator('#sync-indicator');
     await indicator.getByRole('link', { name: 'quick-fix' }).waitFor();
