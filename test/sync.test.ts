@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
 import { openLibrary } from '../src/library/library.js';
+import type { Library } from '../src/library/types.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import type { SyncStatus } from '../src/schema/sync.js';
 import { ALPHA, API, BETA, type Fixture, fixture } from './http-fixture.js';
@@ -19,6 +20,8 @@ import { ALPHA, API, BETA, type Fixture, fixture } from './http-fixture.js';
 interface Desk {
   fx: Fixture;
   app: App;
+  /** a library the test opened itself (to hear its events): the app does not close it */
+  library?: Library;
 }
 
 const HOUR = 3_600_000;
@@ -37,6 +40,17 @@ async function desk(remote = bare): Promise<Desk> {
   await app.ready();
   const d = { fx, app };
   desks.push(d);
+  return d;
+}
+
+/** A desk over a library the test holds, to subscribe to its events bus. */
+async function listeningDesk(): Promise<Desk & { library: Library }> {
+  const fx = await fixture();
+  const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+  const app = await buildApp({ library, web: false, sync: { remote: bare, intervalMs: HOUR } });
+  const d = { fx, app, library };
+  desks.push(d);
+  await app.ready();
   return d;
 }
 
@@ -63,6 +77,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const d of desks) {
     await d.app.close();
+    await d.library?.close();
     await d.fx.cleanup();
   }
   desks = [];
@@ -250,15 +265,10 @@ describe('sync with a remote', () => {
 
   it('each name a sync writes or marks diverged is announced as template.changed', async () => {
     const a = await desk();
-    const fx = await fixture();
-    const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
-    const app = await buildApp({ library, web: false, sync: { remote: bare, intervalMs: HOUR } });
-    await app.ready();
-    desks.push({ fx, app });
-    const b = { fx, app };
+    const b = await listeningDesk();
     await sync(b);
     const heard: unknown[] = [];
-    library.events.subscribe((e) => heard.push(e.data));
+    b.library.events.subscribe((e) => heard.push(e.data));
     await save(a, 'alpha', alphaPurpose('A'));
     await sync(a);
     await sync(b);
@@ -268,26 +278,17 @@ describe('sync with a remote', () => {
     await save(b, 'beta', BETA.replace('purpose: alpha with a review', 'purpose: B'));
     await sync(b);
     expect(heard).toContainEqual(expect.objectContaining({ name: 'beta', state: 'diverged' }));
-    await app.close();
-    await library.close();
-    desks.pop();
-    await fx.cleanup();
   });
 
   it('a proposal made or decided on one desk is listed on the other after its sync, without a restart', async () => {
     const a = await desk();
-    const fx = await fixture();
-    const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
-    const app = await buildApp({ library, web: false, sync: { remote: bare, intervalMs: HOUR } });
-    await app.ready();
-    desks.push({ fx, app });
-    const b = { fx, app };
+    const b = await listeningDesk();
     await sync(b);
     const list = async (d: Desk, status = 'all') => (await d.app.inject({ url: `${API}/proposals?status=${status}` })).json();
     // B's index is read before the proposal exists anywhere
     expect(await list(b)).toEqual({ pending: 0, proposals: [] });
     const heard: unknown[] = [];
-    library.events.subscribe((e) => heard.push({ type: e.type, ...e.data }));
+    b.library.events.subscribe((e) => heard.push({ type: e.type, ...e.data }));
     const made = await a.app.inject({ method: 'POST', url: `${API}/proposals`, payload: { name: 'gamma', purpose: 'from A', source: ALPHA.replace('name: alpha', 'name: gamma') } });
     expect(made.statusCode).toBe(201);
     const id = made.json().id as string;
@@ -301,10 +302,6 @@ describe('sync with a remote', () => {
     await sync(b);
     expect(await list(b)).toMatchObject({ pending: 0, proposals: [{ id, status: 'dismissed', note: 'not now' }] });
     expect(heard).toContainEqual({ type: 'proposal.decided', id, status: 'dismissed', name: 'gamma', etag: null, note: 'not now' });
-    await app.close();
-    await library.close();
-    desks.pop();
-    await fx.cleanup();
   });
 
   it('a remote that cannot be reached never blocks a save; the next sync catches up', async () => {
