@@ -33,13 +33,12 @@ export function templateCompletion(names: () => Promise<LibraryNames>): Completi
     const line = ctx.state.doc.lineAt(ctx.pos);
     const before = line.text.slice(0, ctx.pos - line.from);
     const text = ctx.state.doc.toString();
-    const facts = factsOf(text);
 
     const ref = inputRefAt(before);
     if (ref !== null) {
       return {
         from: ctx.pos - ref.length,
-        options: facts.inputs.map((i) => ({ label: i.name, type: 'variable', detail: i.type ?? 'string', info: i.description })),
+        options: factsOf(text).inputs.map((i) => ({ label: i.name, type: 'variable', detail: i.type ?? 'string', info: i.description })),
         validFor: /^[a-z0-9_]*$/,
       };
     }
@@ -47,10 +46,10 @@ export function templateCompletion(names: () => Promise<LibraryNames>): Completi
     const spot = spotAt(text, ctx.pos);
     // only on request (Ctrl+Space) or once something is typed, so an empty line does not pop a list
     if (!ctx.explicit && spot.prefix === '' && !(spot.kind === 'value' && /:\s$/.test(before))) return null;
-    let options: Completion[];
-    if (spot.kind === 'key') options = keyOptions(spot, facts);
-    else if (spot.kind === 'value') options = await valueOptions(spot, facts, names);
-    else return null;
+    if (spot.kind === 'scalar') return null;
+    // factsOf parses the whole text (a long task at the size cap): only once options are wanted
+    const facts = factsOf(text);
+    const options = spot.kind === 'key' ? keyOptions(spot, facts) : await valueOptions(spot, facts, names);
     if (options.length === 0) return null;
     return { from: spot.from, options, validFor: /^[\w.-]*$/ };
   };
