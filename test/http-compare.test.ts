@@ -108,7 +108,7 @@ describe('POST /templates/:name/rebase', () => {
     );
     // the same conflict as a part, so the page can offer it as a choice
     expect(body.parts.filter((p: { kind: string }) => p.kind === 'conflict')).toEqual([
-      { kind: 'conflict', copy: '  purpose: my own purpose\n', base: '  purpose: one worker then a gate\n', shipped: '  purpose: the shipped purpose\n' },
+      { kind: 'conflict', copy: '  purpose: my own purpose\n', base: '  purpose: one worker then a gate\n', theirs: '  purpose: the shipped purpose\n' },
     ]);
     expect(await fx.read('templates', 'alpha.yaml')).toBe(COPY);
   });

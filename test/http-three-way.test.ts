@@ -37,13 +37,13 @@ describe('threeWayMerge', () => {
     const { parts, conflicts } = threeWayMerge(copy, five, shipped);
     expect(conflicts).toBe(2);
     expect(parts).toEqual([
-      { kind: 'conflict', copy: 'a: copy\n', base: 'a: 1\n', shipped: 'a: shipped\n' },
+      { kind: 'conflict', copy: 'a: copy\n', base: 'a: 1\n', theirs: 'a: shipped\n' },
       { kind: 'clean', text: 'b: 2\nc: 30\nd: 4\n' },
-      { kind: 'conflict', copy: 'e: copy\n', base: 'e: 5\n', shipped: 'e: shipped\n' },
+      { kind: 'conflict', copy: 'e: copy\n', base: 'e: 5\n', theirs: 'e: shipped\n' },
     ]);
-    const pick = (side: 'copy' | 'shipped') => parts.map((p) => (p.kind === 'clean' ? p.text : p[side])).join('');
+    const pick = (side: 'copy' | 'theirs') => parts.map((p) => (p.kind === 'clean' ? p.text : p[side])).join('');
     expect(pick('copy')).toBe('a: copy\nb: 2\nc: 30\nd: 4\ne: copy\n');
-    expect(pick('shipped')).toBe(shipped);
+    expect(pick('theirs')).toBe(shipped);
   });
 
   test('a last line without its newline still leaves every marker on its own line', () => {

@@ -155,9 +155,9 @@ describe('sync with a remote', () => {
     expect(rebase.merged).toContain('=======\n  purpose: purpose of A\n>>>>>>> remote\n');
     // over the shipped bytes both copies were made from: only the purpose line conflicts
     expect(rebase.parts.filter((p: { kind: string }) => p.kind === 'clean').length).toBeGreaterThan(0);
-    expect(rebase.parts.find((p: { kind: string }) => p.kind === 'conflict')).toMatchObject({ copy: '  purpose: purpose of B\n', shipped: '  purpose: purpose of A\n' });
+    expect(rebase.parts.find((p: { kind: string }) => p.kind === 'conflict')).toMatchObject({ copy: '  purpose: purpose of B\n', theirs: '  purpose: purpose of A\n' });
     // the page offers each conflict as a choice: take the remote's side
-    const chosen = rebase.parts.map((p: { kind: string; text?: string; shipped?: string }) => (p.kind === 'clean' ? p.text : p.shipped)).join('');
+    const chosen = rebase.parts.map((p: { kind: string; text?: string; theirs?: string }) => (p.kind === 'clean' ? p.text : p.theirs)).join('');
     expect(chosen).toBe(alphaPurpose('purpose of A'));
     const saved = await save(b, 'alpha', alphaPurpose('purpose of A and B'), local.etag);
     expect(saved.state).toBe('edited');

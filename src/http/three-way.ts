@@ -13,7 +13,7 @@ import type { Library } from '../library/types.js';
 import { validateTemplate } from '../template/validate.js';
 
 /** A run of lines that merged cleanly, or one conflict with its three sides; each side's lines joined as written. */
-export type MergePart = { kind: 'clean'; text: string } | { kind: 'conflict'; copy: string; base: string; shipped: string };
+export type MergePart = { kind: 'clean'; text: string } | { kind: 'conflict'; copy: string; base: string; theirs: string };
 
 export interface MergeOutcome {
   merged: string;
@@ -39,7 +39,7 @@ function block(out: string[], marker: string, body: string[]): void {
 /** What the other side is: its conflict markers say so (`>>>>>>> remote`). */
 export type Onto = 'shipped' | 'remote';
 
-/** `theirs` is the version the copy goes onto; in `parts` its lines are under `shipped` whichever it is (the schema's name). */
+/** `theirs` is the version the copy goes onto (today's shipped, or the remote's); in `parts` its lines are `theirs` either way. */
 export function threeWayMerge(copy: string, base: string, theirs: string, onto: Onto = 'shipped'): MergeOutcome {
   const regions = diff3Merge(lines(copy), lines(base), lines(theirs), { excludeFalseConflicts: true });
   const out: string[] = [];
@@ -59,7 +59,7 @@ export function threeWayMerge(copy: string, base: string, theirs: string, onto: 
       block(out, '||||||| base', r.conflict.o);
       block(out, '=======', r.conflict.b);
       out.push(`>>>>>>> ${onto}\n`);
-      parts.push({ kind: 'conflict', copy: r.conflict.a.join(''), base: r.conflict.o.join(''), shipped: r.conflict.b.join('') });
+      parts.push({ kind: 'conflict', copy: r.conflict.a.join(''), base: r.conflict.o.join(''), theirs: r.conflict.b.join('') });
     }
   }
   return { merged: out.join(''), conflicts, parts };

@@ -62,8 +62,8 @@ export const MergePartSchema = Type.Union([
     {
       kind: Type.Literal('conflict'),
       copy: Type.String({ description: 'the lines of the copy' }),
-      base: Type.String({ description: 'the shipped lines the copy was saved against' }),
-      shipped: Type.String({ description: "today's shipped lines" }),
+      base: Type.String({ description: 'the lines both sides come from: the shipped lines the copy was saved against (or, for a sync rebase, the merge base)' }),
+      theirs: Type.String({ description: "the lines of the version the copy goes onto: today's shipped, or the team remote's" }),
     },
     { additionalProperties: false },
   ),

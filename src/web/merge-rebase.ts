@@ -213,7 +213,7 @@ function conflictChoice(
     { class: 'merge-conflict', 'data-conflict': i + 1 },
     h('legend', {}, `Conflict ${i + 1} of ${n}`),
     ctx.before ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.before) : null,
-    h('div', { class: 'merge-sides' }, side('mine', 'Yours', c.copy), side('shipped', 'Today’s shipped', c.shipped)),
+    h('div', { class: 'merge-sides' }, side('mine', 'Yours', c.copy), side('shipped', 'Today’s shipped', c.theirs)),
     ctx.after ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.after) : null,
     h('details', {}, h('summary', {}, 'The shipped lines your copy started from'), h('pre', {}, c.base || '(no lines)')),
     h(

@@ -25,7 +25,7 @@ export function conflictsOf(parts: MergePart[]): Conflict[] {
 /** "Edit both" starts from your lines, then today's shipped lines, with no markers between. */
 export function bothSides(c: Conflict): string {
   const mine = c.copy === '' || c.copy.endsWith('\n') ? c.copy : `${c.copy}\n`;
-  return mine + c.shipped;
+  return mine + c.theirs;
 }
 
 export function freshResolutions(parts: MergePart[]): Resolution[] {
@@ -40,7 +40,7 @@ export function unresolved(res: Resolution[]): number {
 /** The text of one settled conflict; an edit gets a final newline when text follows it, so the next line stays its own. */
 function settled(c: Conflict, r: Resolution, last: boolean): string {
   if (r.choice === 'mine') return c.copy;
-  if (r.choice === 'shipped') return c.shipped;
+  if (r.choice === 'shipped') return c.theirs;
   return last || r.edit === '' || r.edit.endsWith('\n') ? r.edit : `${r.edit}\n`;
 }
 

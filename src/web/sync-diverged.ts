@@ -88,7 +88,7 @@ export async function divergedPanel(name: string, copy: string, on: DivergedHand
           ` ${label}`,
           h('pre', {}, lines || '(nothing)'),
         );
-      out.append(h('fieldset', { class: 'conflict' }, h('legend', {}, `Conflict ${i + 1}`), choice('mine', 'Keep mine', c.copy), choice('shipped', 'Take theirs', c.shipped)));
+      out.append(h('fieldset', { class: 'conflict' }, h('legend', {}, `Conflict ${i + 1}`), choice('mine', 'Keep mine', c.copy), choice('shipped', 'Take theirs', c.theirs)));
     });
     out.append(status, useButton);
     update();

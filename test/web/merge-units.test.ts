@@ -6,9 +6,9 @@ import type { MergePart } from '../../src/schema/templates.js';
 
 const parts: MergePart[] = [
   { kind: 'clean', text: 'a: 1\nb: 2\nc: 3\n' },
-  { kind: 'conflict', copy: 'd: mine\n', base: 'd: 4\n', shipped: 'd: shipped\n' },
+  { kind: 'conflict', copy: 'd: mine\n', base: 'd: 4\n', theirs: 'd: shipped\n' },
   { kind: 'clean', text: 'e: 5\nf: 6\ng: 7\n' },
-  { kind: 'conflict', copy: 'h: mine', base: 'h: 8', shipped: 'h: shipped' },
+  { kind: 'conflict', copy: 'h: mine', base: 'h: 8', theirs: 'h: shipped' },
 ];
 
 describe('rebase resolution', () => {
@@ -29,7 +29,7 @@ describe('rebase resolution', () => {
   });
 
   it('edit both starts from mine then shipped; an edit keeps its next line apart', () => {
-    expect(bothSides({ kind: 'conflict', copy: 'x', base: '', shipped: 'y\n' })).toBe('x\ny\n');
+    expect(bothSides({ kind: 'conflict', copy: 'x', base: '', theirs: 'y\n' })).toBe('x\ny\n');
     const res = freshResolutions(parts);
     expect(res[0]!.edit).toBe('d: mine\nd: shipped\n');
     res[0] = { choice: 'edit', edit: 'd: both' };
