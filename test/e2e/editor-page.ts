@@ -25,6 +25,20 @@ export function editorText(page: Page, name: string): Promise<string> {
   });
 }
 
+/** Replaces the whole text as one typed edit (CodeMirror's `input` event), so the page checks it as it would typing. */
+export async function setEditorText(page: Page, name: string, text: string): Promise<void> {
+  await sourceBox(page, name).evaluate((el, text) => {
+    const view = (el as unknown as { cmTile?: { root?: { view?: EditView } } }).cmTile?.root?.view;
+    if (!view) throw new Error('no CodeMirror view on the text box (cmTile.root.view)');
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: 'input' });
+  }, text);
+}
+
+interface EditView {
+  state: { doc: { length: number } };
+  dispatch(tr: { changes: { from: number; to: number; insert: string }; userEvent: string }): void;
+}
+
 /** The cursor as a 1-based line and column. */
 export function editorCursor(page: Page, name: string): Promise<{ line: number; column: number }> {
   return sourceBox(page, name).evaluate((el) => {

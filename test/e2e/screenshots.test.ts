@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
+import { editorText, setEditorText } from './editor-page.js';
 import { browserMissing, buildWeb, launch, serve } from './harness.js';
 
 const wanted = process.env.UPDATE_SCREENSHOTS === '1';
@@ -55,15 +56,11 @@ describe.skipIf(!wanted || browserMissing() !== null)('screenshots', () => {
       const src = page.getByRole('textbox', { name: 'Source of quick-fix' });
       await page.locator('.page-head h2 .badge').waitFor();
       // one edit through the CodeMirror view (editor-page.ts says where it is found): two problems to show
-      await src.evaluate((el) => {
-        const view = (el as unknown as { cmTile?: { root?: { view?: { state: { doc: { toString(): string; length: number } }; dispatch(tr: unknown): void } } } }).cmTile?.root?.view;
-        if (!view) throw new Error('no CodeMirror view on the text box');
-        const text = view.state.doc
-          .toString()
-          .replace('profile: workspace_write', 'profile: everything')
-          .replace('  checks: { type: builtin, builtin: checks }', '  checks: { type: builtin, builtin: check }');
-        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: 'input' });
-      });
+      await src.waitFor();
+      const text = (await editorText(page, 'quick-fix'))
+        .replace('profile: workspace_write', 'profile: everything')
+        .replace('  checks: { type: builtin, builtin: checks }', '  checks: { type: builtin, builtin: check }');
+      await setEditorText(page, 'quick-fix', text);
       await page.locator('li[data-code="model.profile_unknown"]').getByRole('button').click();
       await page.screenshot({ path: out('editor.png') });
     } finally {

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { editorCursor, editorText, sourceBox } from './editor-page.js';
+import { editorCursor, editorText, setEditorText } from './editor-page.js';
 import { browserMissing, callApi, type Served, usePage } from './harness.js';
 
 const SHIPPED = ['batch', 'mock-first', 'quick-fix', 'research', 'research-brief', 'ticket-close', 'ticket-completion', 'write'];
@@ -25,20 +25,10 @@ describe.skipIf(missing !== null)('settings page (e2e)', () => {
 
   const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => callApi(served.base, method, path, body, headers);
   const copyPath = (name: string) => join(served.root, 'templates', `${name}.yaml`);
-  const source = (name: string) => sourceBox(page, name);
   const badge = () => page.locator('.page-head h2 .badge');
 
-  /**
-   * Replaces the whole text as a user's edit would (one transaction through
-   * the CodeMirror view, which `fill` cannot reach: the editor draws only the
-   * lines in view). See editor-page.ts for where the view is found.
-   */
-  const setSource = (name: string, text: string) =>
-    source(name).evaluate((el, text) => {
-      const view = (el as unknown as { cmTile?: { root?: { view?: { state: { doc: { length: number } }; dispatch(tr: unknown): void } } } }).cmTile?.root?.view;
-      if (!view) throw new Error('no CodeMirror view on the text box (cmTile.root.view)');
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: 'input' });
-    }, text);
+  /** Replaces the whole text as a user's edit would (editor-page.ts: `fill` cannot reach lines not drawn). */
+  const setSource = (name: string, text: string) => setEditorText(page, name, text);
 
   async function open(name: string): Promise<void> {
     await page.goto(`${served.base}/#/templates/${name}`);
