@@ -4,8 +4,8 @@
  * there, and a gutter mark on its line. A problem without a line concerns the
  * whole file and shows only in the problems panel.
  */
-import type { Diagnostic } from '@codemirror/lint';
-import type { Text } from '@codemirror/state';
+import { type Diagnostic, forEachDiagnostic } from '@codemirror/lint';
+import type { EditorState, Text } from '@codemirror/state';
 import type { Problem } from '../schema/errors.js';
 
 /** The token a problem points at ends at one of these: a key is marked without its colon. */
@@ -24,4 +24,20 @@ export function toDiagnostics(doc: Text, problems: readonly Problem[]): Diagnost
     out.push({ from: line.from + col, to: line.from + end, severity: p.severity, message: p.message, source: p.code });
   }
   return out;
+}
+
+/**
+ * Whether `state` already shows exactly these diagnostics, as CodeMirror
+ * mapped the last ones through the edits since: then setting them again
+ * would change nothing on screen.
+ */
+export function showsExactly(state: EditorState, diagnostics: readonly Diagnostic[]): boolean {
+  const key = (d: Diagnostic, from: number, to: number) => `${from}:${to}:${d.severity}:${d.source}:${d.message}`;
+  const now: string[] = [];
+  forEachDiagnostic(state, (d, from, to) => now.push(key(d, from, to)));
+  if (now.length !== diagnostics.length) return false;
+  const want = diagnostics.map((d) => key(d, d.from, d.to));
+  now.sort();
+  want.sort();
+  return now.every((k, i) => k === want[i]);
 }

@@ -4,9 +4,9 @@ import { EditorView } from '@codemirror/view';
 import { ApiError, call } from './api.js';
 import { clear, h } from './dom.js';
 import type { LibraryNames } from './editor-complete.js';
-import { toDiagnostics } from './editor-lint.js';
+import { showsExactly, toDiagnostics } from './editor-lint.js';
 import { editorExtensions } from './editor-setup.js';
-import { errorCount, offsetOf, position, sortProblems } from './format.js';
+import { errorCount, offsetOf, position, sameProblems, sortProblems } from './format.js';
 import { checkSource } from './validator.js';
 import type { Card } from '../schema/card.js';
 import type { CatalogueAnswer } from '../schema/catalogue.js';
@@ -53,6 +53,8 @@ export class Editor {
   private checking: Promise<void> = Promise.resolve();
   private wasDirty = false;
   private names: Promise<LibraryNames> | null = null;
+  /** the problems the list shows, so an unchanged result is not drawn again; null when the list says something else */
+  private listed: Problem[] | null = null;
   status: EditorStatus = 'clean';
 
   constructor(private readonly opts: EditorOptions) {
@@ -92,7 +94,8 @@ export class Editor {
   }
 
   get dirty(): boolean {
-    return this.text !== this.saved;
+    // most edits change the length: no copy of the text is needed to tell
+    return this.view.state.doc.length !== this.saved.length || this.text !== this.saved;
   }
 
   get errors(): number {
@@ -135,7 +138,9 @@ export class Editor {
   }
 
   private changed(): void {
-    const dirty = this.dirty;
+    // one copy of the text per keystroke (at the 128 KiB cap each copy is milliseconds)
+    const text = this.text;
+    const dirty = text !== this.saved;
     if (dirty !== this.wasDirty) {
       this.wasDirty = dirty;
       this.opts.onDirty?.(dirty);
@@ -156,7 +161,7 @@ export class Editor {
       return;
     }
     this.setStatus('checking');
-    this.checking = this.check(mine, this.text);
+    this.checking = this.check(mine, text);
     if (this.opts.onCard) this.timer = setTimeout(() => void this.preview(), DEBOUNCE_MS);
   }
 
@@ -173,6 +178,7 @@ export class Editor {
       this.problems = [];
       this.setStatus('unchecked');
       this.render();
+      this.listed = null;
       this.summary.textContent = `Could not check the source here: ${e instanceof Error ? e.message : String(e)}. The service checks it on save.`;
     }
   }
@@ -198,8 +204,16 @@ export class Editor {
     this.opts.onStatus?.(status);
   }
 
+  /**
+   * Draws the problems as squiggles and as the list. Most keystrokes leave
+   * them as they were: then neither is drawn again, which saves a second
+   * editor update and the list's DOM on each key.
+   */
   private render(): void {
-    this.view.dispatch(setDiagnostics(this.view.state, toDiagnostics(this.view.state.doc, this.problems)));
+    const diagnostics = toDiagnostics(this.view.state.doc, this.problems);
+    if (!showsExactly(this.view.state, diagnostics)) this.view.dispatch(setDiagnostics(this.view.state, diagnostics));
+    if (this.listed && sameProblems(this.listed, this.problems)) return;
+    this.listed = this.problems;
     const sorted = sortProblems(this.problems);
     const errors = errorCount(sorted);
     const warnings = sorted.length - errors;

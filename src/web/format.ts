@@ -21,6 +21,16 @@ export function marksByLine(problems: readonly Problem[]): Map<number, 'error' |
   return marks;
 }
 
+/** Whether two lists hold the same problems in the same order (what the problems list shows of each). */
+export function sameProblems(a: readonly Problem[], b: readonly Problem[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  return a.every((p, i) => {
+    const q = b[i]!;
+    return p.code === q.code && p.severity === q.severity && p.line === q.line && p.column === q.column && p.message === q.message && p.path === q.path;
+  });
+}
+
 export function errorCount(problems: readonly Problem[]): number {
   return problems.filter((p) => p.severity === 'error').length;
 }
