@@ -7,7 +7,7 @@ import type { LibraryNames } from './editor-complete.js';
 import { showsExactly, toDiagnostics } from './editor-lint.js';
 import { editorExtensions } from './editor-setup.js';
 import { errorCount, offsetOf, position, sameProblems, sortProblems } from './format.js';
-import { checkSource } from './validator.js';
+import { checkSource, warmUp } from './validator.js';
 import type { Card } from '../schema/card.js';
 import type { CatalogueAnswer } from '../schema/catalogue.js';
 import type { Problem } from '../schema/errors.js';
@@ -87,6 +87,7 @@ export class Editor {
       h('section', { class: 'problem-pane', 'aria-label': 'Problems in the source' }, this.summary, this.list),
     );
     this.render();
+    if (!opts.readOnly) warmUp(this.saved, opts.name);
   }
 
   get text(): string {
