@@ -24,9 +24,7 @@ import { errorText, unsay } from './ui.js';
  * is drawn the rest is fetched in the background, so opening a template
  * does not wait for it either.
  */
-const templateView = () => import('./template-view.js').catch(outdated);
-const roleView = () => import('./roles.js').catch(outdated);
-const proposalView = () => import('./proposals.js').catch(outdated);
+const views = () => import('./views.js').catch(outdated);
 
 /**
  * A view's code could not be fetched. Usually the service was updated while
@@ -73,7 +71,7 @@ async function route(): Promise<void> {
   try {
     let view: HTMLElement;
     if (r.view === 'template') {
-      const { TemplatePage } = await templateView();
+      const { TemplatePage } = await views();
       const p = new TemplatePage(r.name, templates);
       await p.load();
       if (current !== ticket) return;
@@ -82,11 +80,11 @@ async function route(): Promise<void> {
       view = p.el;
       document.title = `${r.name} · desk library`;
     } else if (r.view === 'role') {
-      view = await (await roleView()).rolePage(r.name);
+      view = await (await views()).rolePage(r.name);
       document.title = `role ${r.name} · desk library`;
     } else if (r.view === 'proposals') {
       // after a decision: drawn again, with the header's count
-      view = await (await proposalView()).proposalsView(() => void route());
+      view = await (await views()).proposalsView(() => void route());
       document.title = 'proposals · desk library';
     } else if (r.view === 'new') {
       view = newTemplateView();
@@ -128,7 +126,7 @@ let current: symbol | null = null;
 function prefetchViews(): void {
   const later = (f: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 200));
   later(() => {
-    for (const load of [templateView, roleView, proposalView]) load().catch(() => undefined); // a failure is reported when the view is opened
+    views().catch(() => undefined); // a failure is reported when a view is opened
   });
 }
 
@@ -198,7 +196,7 @@ startLive((e) => {
   if (e.type === 'proposal.created' || e.type === 'proposal.decided') {
     const kind = e.type === 'proposal.created' ? 'created' : 'decided';
     // an open Proposals view has its module loaded already; otherwise only the header's count changes
-    if (main.querySelector('.proposals')) void proposalView().then((m) => m.proposalHint(kind, e.data));
+    if (main.querySelector('.proposals')) void views().then((m) => m.proposalHint(kind, e.data));
     else void refreshProposalCount();
   }
 });
