@@ -37,9 +37,12 @@ interface Job {
 }
 
 let worker: Worker | null = null;
+/** GET /api/desk/catalogue, once for the main thread's checks, the Worker and completion (catalogueAnswer) */
+let answer: Promise<CatalogueAnswer> | null = null;
+/** the Worker has been sent the current answer */
 let catalogue: Promise<void> | null = null;
-/** the catalogue as the main thread's checks take it, once fetched */
-let here: { answer: Promise<CatalogueAnswer>; catalogue: Catalogue | null } | null = null;
+/** the answer as the main thread's checks take it, with the answer it was made from */
+let here: { from: Promise<CatalogueAnswer>; catalogue: Catalogue } | null = null;
 /**
  * The validator's code for the main thread, loaded with the first check: the
  * list view imports this module (invalidateCatalogue) and must not load it.
@@ -81,39 +84,47 @@ function inWorker(source: string, name: string | undefined): Promise<Problem[]> 
 
 /** Roles or templates changed: the next check fetches the catalogue again. */
 export function invalidateCatalogue(): void {
+  answer = null;
   catalogue = null;
   here = null;
 }
 
+/** The names the checks take (roles, templates, kits): fetched once until invalidated, and again after a failure. */
+export function catalogueAnswer(): Promise<CatalogueAnswer> {
+  if (answer) return answer;
+  const mine = call<CatalogueAnswer>('GET', '/catalogue').then((r) => r.body);
+  answer = mine;
+  mine.catch(() => {
+    if (answer === mine) answer = null; // try again on the next check
+  });
+  return mine;
+}
+
 /**
- * Worker checks of a small template (the opened one, or a skeleton) before
- * the first key: a cold check is several times slower than a warm one. Small,
- * so that a key's check waits a few milliseconds behind one, not the hundreds
- * of a cold check of a long text; many, so the validator's code is compiled
- * before a long text needs it (bench `page`, the cap: p95 128–140 → 103 ms).
+ * For a long text, Worker checks of a small skeleton before the first key: a
+ * cold check is several times slower than a warm one. Small, so that a key's
+ * check waits a few milliseconds behind one, not the hundreds of a cold check
+ * of a long text; many, so the validator's code is compiled before the long
+ * text needs it (bench `page`, the cap: p95 128–140 → 103 ms).
  */
 const WORKER_WARM_ROUNDS = 10;
 
 /**
- * Readies both places a keystroke's check may run, when the editor opens:
- * the catalogue fetched, the validator's code compiled. Results are dropped.
+ * Readies the place this text's keystrokes will be checked, when the editor
+ * opens: the catalogue fetched, the validator's code compiled. Results are
+ * dropped.
  */
 export function warmUp(source: string, name: string | undefined): void {
-  const small = source.length <= MAIN_THREAD_MAX;
-  warming = { source: small ? source : skeleton(name ?? 'warm-up', 'warm-up'), left: WORKER_WARM_ROUNDS };
+  if (source.length <= MAIN_THREAD_MAX) {
+    checkHere(source, name).catch(() => {});
+    return;
+  }
+  warming = { source: skeleton(name ?? 'warm-up', 'warm-up'), left: WORKER_WARM_ROUNDS };
   void pump();
-  if (small) checkHere(source, name).catch(() => {});
 }
 
 async function checkHere(source: string, name: string | undefined): Promise<Problem[]> {
-  if (!here) {
-    const answer = call<CatalogueAnswer>('GET', '/catalogue').then((r) => r.body);
-    here = { answer, catalogue: null };
-    answer.catch(() => {
-      if (here?.answer === answer) here = null; // try again on the next check
-    });
-  }
-  const mine = here;
+  const from = catalogueAnswer();
   if (!validate) {
     validator ??= import('../template/validate.js').catch((e: unknown) => {
       validator = null; // try again on the next check
@@ -122,8 +133,8 @@ async function checkHere(source: string, name: string | undefined): Promise<Prob
     validate = (await validator).validateTemplate;
   }
   // once both are here, the check runs in the keystroke's own task, with no await before it
-  mine.catalogue ??= toCatalogue(await mine.answer);
-  return validate(source, { ...(name !== undefined ? { name } : {}), catalogue: mine.catalogue }).problems;
+  if (here?.from !== from) here = { from, catalogue: toCatalogue(await from) };
+  return validate(source, { ...(name !== undefined ? { name } : {}), catalogue: here.catalogue }).problems;
 }
 
 async function pump(): Promise<void> {
@@ -163,8 +174,7 @@ function finish(id: number, problems: Problem[] | null, error?: unknown): void {
 
 async function loadCatalogue(w: Worker): Promise<void> {
   try {
-    const { body } = await call<CatalogueAnswer>('GET', '/catalogue');
-    const message: ToWorker = { catalogue: body };
+    const message: ToWorker = { catalogue: await catalogueAnswer() };
     w.postMessage(message);
   } catch (e) {
     catalogue = null; // try again on the next check
