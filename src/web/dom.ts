@@ -53,9 +53,16 @@ export function add(el: Element, ...children: (Child | Child[])[]): void {
   append(el, children);
 }
 
-/** The top-level elements of some markup (markup.ts), parsed once, not yet in the document. */
+/**
+ * The top-level elements of some markup (markup.ts), parsed once, not yet in
+ * the document. Parsed by an element of the page's own document rather than
+ * a <template>: a template's nodes belong to another document and are
+ * adopted one by one when inserted, which more than doubled the cost of a
+ * thousand list rows (65 → 27 ms in Chromium). Markup made by `html` carries
+ * only escaped values, so nothing in it can load or run.
+ */
 export function fromMarkup(...parts: Markup[]): Element[] {
-  const t = document.createElement('template');
-  t.innerHTML = parts.map((m) => m.text).join('');
-  return [...t.content.children];
+  const holder = document.createElement('div');
+  holder.innerHTML = parts.map((m) => m.text).join('');
+  return [...holder.children];
 }
