@@ -253,19 +253,22 @@ async function keystrokes(browser: Browser, base: string): Promise<BenchRow[] | 
       body: JSON.stringify({ source: capTemplate('big-chain') }),
     });
     if (put.status !== 201 && put.status !== 200) throw new Error(`saving the cap template answered ${put.status}: ${await put.text()}`);
-    if (!(await openEditor(page, base, 'big-chain'))) return null;
-    const { text, problems } = await typeMeasured(page, CAP_KEYS);
-    const p95 = percentile(problems, 95);
-    rows.push({
-      name: `keystroke → problems shown at the 128 KiB cap, p95 of ${problems.length} keys ÷ keystroke → text shown`,
-      value: round(p95),
-      unit: 'ms',
-      baseline: round(percentile(text, 95)),
-      baselineName: 'text shown, p95',
-      ratio: round(p95 / Math.max(percentile(text, 95), 0.1)),
-      goal: '≤ 100 ms',
-      ok: p95 <= 100,
-    });
+    // as above: the first keys meet a Worker that has checked nothing this large yet
+    for (const first of [true, false]) {
+      if (!(await openEditor(page, base, 'big-chain'))) return null;
+      const { text, problems } = await typeMeasured(page, CAP_KEYS);
+      const p95 = percentile(problems, 95);
+      rows.push({
+        name: `keystroke → problems shown at the 128 KiB cap${first ? ', the first keys after opening it' : ''}, p95 of ${problems.length} keys ÷ keystroke → text shown`,
+        value: round(p95),
+        unit: 'ms',
+        baseline: round(percentile(text, 95)),
+        baselineName: 'text shown, p95',
+        ratio: round(p95 / Math.max(percentile(text, 95), 0.1)),
+        goal: '≤ 100 ms',
+        ok: p95 <= 100,
+      });
+    }
     rows.push(await typingNeverBlocks(page));
     return rows;
   } finally {
