@@ -105,8 +105,9 @@ export function readSource(source: string): ReadResult {
 
 /** Size check, pre-scan and compose; null when there is no document to check further. */
 function read(source: string, lineCounter: LineCounter, out: ProblemCollector): Document.Parsed | null {
-  // UTF-16 length bounds the UTF-8 length from below, so most sources skip the byte count.
-  if (source.length > LIMITS.sizeBytes || utf8Length(source) > LIMITS.sizeBytes) {
+  // A UTF-16 code unit is 1 to 3 UTF-8 bytes (a surrogate pair, two units, is 4), so only a
+  // source of more than a third of the cap in code units needs its bytes counted.
+  if (source.length > LIMITS.sizeBytes || (source.length * 3 > LIMITS.sizeBytes && utf8Length(source) > LIMITS.sizeBytes)) {
     out.add('limit.size', `the source is over ${LIMITS.sizeBytes / 1024} KiB`, '');
     return null;
   }
