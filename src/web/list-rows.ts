@@ -28,12 +28,35 @@ export function entryKey(e: Entry): string {
   return `${e.kind}:${e.kind === 'template' ? e.t.name : e.r.name}`;
 }
 
-/** each row's summary as JSON: a redraw keeps the rows whose summary is the same */
-export const drawnFrom = new WeakMap<Element, string>();
-/** the entry each drawn row shows, for its menu */
+/** the entry each drawn row shows: for its menu, its filter words, and a redraw's comparison */
 const entryOf = new WeakMap<Element, Entry>();
-/** the words the library's text filter matches a row by (list.ts): name, purpose, tags, state, `outside` */
-export const searchOf = new WeakMap<Element, readonly string[]>();
+/** the words of each row the filter has looked at (searchOf) */
+const wordsOf = new WeakMap<Element, readonly string[]>();
+
+/** Whether a row drawn earlier shows exactly this entry, so a redraw can keep it (and the focus in it). */
+export function drawnFrom(li: Element, e: Entry): boolean {
+  const was = entryOf.get(li);
+  return was !== undefined && JSON.stringify(summaryOf(was)) === JSON.stringify(summaryOf(e));
+}
+
+/**
+ * The words the library's text filter matches a row by (list.ts): name,
+ * purpose, tags, state, `outside`. Made when the filter first asks, not
+ * with the row: most loads never filter.
+ */
+export function searchOf(li: Element): readonly string[] {
+  let words = wordsOf.get(li);
+  const e = entryOf.get(li);
+  if (!words && e) {
+    words = searchWords(e);
+    wordsOf.set(li, words);
+  }
+  return words ?? [];
+}
+
+function summaryOf(e: Entry): TemplateSummary | RoleSummary {
+  return e.kind === 'template' ? e.t : e.r;
+}
 
 /**
  * The rows of `entries`, made in one parse of their markup (dom.ts `html`):
@@ -42,12 +65,7 @@ export const searchOf = new WeakMap<Element, readonly string[]>();
  */
 export function rows(entries: readonly Entry[]): HTMLElement[] {
   const made = fromMarkup(...entries.map(rowMarkup)) as HTMLElement[];
-  made.forEach((li, i) => {
-    const e = entries[i]!;
-    entryOf.set(li, e);
-    searchOf.set(li, searchWords(e));
-    drawnFrom.set(li, JSON.stringify(e.kind === 'template' ? e.t : e.r));
-  });
+  made.forEach((li, i) => entryOf.set(li, entries[i]!));
   return made;
 }
 

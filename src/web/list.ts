@@ -93,7 +93,7 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
   const apply = () => {
     const f = box.value.trim().toLowerCase();
     const hit = (li: HTMLElement) =>
-      (chip === '' || li.dataset.state === chip) && (!f || (searchOf.get(li) ?? []).some((w) => w.includes(f)));
+      (chip === '' || li.dataset.state === chip) && (!f || searchOf(li).some((w) => w.includes(f)));
     const count = (list: HTMLElement, total: number, out: HTMLElement, empty: HTMLElement, what: string) => {
       let n = 0;
       for (const li of list.children as HTMLCollectionOf<HTMLElement>) {
@@ -138,7 +138,7 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
     for (const li of list.children as HTMLCollectionOf<HTMLElement>) old.set(li.dataset.key!, li);
     const kept = entries.map((e) => {
       const prev = old.get(entryKey(e));
-      return prev && drawnFrom.get(prev) === JSON.stringify(e.kind === 'template' ? e.t : e.r) ? prev : null;
+      return prev && drawnFrom(prev, e) ? prev : null;
     });
     // the new and changed rows, made in one go (list-rows.ts)
     const made = rows(entries.filter((_, i) => !kept[i]));
