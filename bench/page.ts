@@ -229,22 +229,9 @@ async function keystrokes(browser: Browser, base: string): Promise<BenchRow[] | 
     // validator's): measured on their own, so that each template's row below is about that
     // template, not about being opened first.
     for (const [i, name] of [shipped[0]!, ...shipped].entries()) {
-      const first = i === 0;
       if (!(await openEditor(page, base, name))) return null;
-      const { text, problems } = await typeMeasured(page, KEYS);
-      const p95 = percentile(problems, 95);
-      rows.push({
-        name: first
-          ? `keystroke → problems shown, the first keys after the page opens (${name}.yaml, typed again below), p95 of ${problems.length} keys ÷ keystroke → text shown`
-          : `keystroke → problems shown, ${name}.yaml, p95 of ${problems.length} keys ÷ keystroke → text shown`,
-        value: round(p95),
-        unit: 'ms',
-        baseline: round(percentile(text, 95)),
-        baselineName: 'text shown, p95',
-        ratio: round(p95 / Math.max(percentile(text, 95), 0.1)),
-        goal: '≤ 16 ms',
-        ok: p95 <= 16,
-      });
+      const what = i === 0 ? `the first keys after the page opens (${name}.yaml, typed again below)` : `${name}.yaml`;
+      rows.push(keyRow(`keystroke → problems shown, ${what}`, await typeMeasured(page, KEYS), 16));
     }
     // at the cap: a custom template as large as a save accepts
     const put = await fetch(`${base}/api/desk/templates/big-chain`, {
@@ -256,24 +243,30 @@ async function keystrokes(browser: Browser, base: string): Promise<BenchRow[] | 
     // as above: the first keys meet a Worker that has checked nothing this large yet
     for (const first of [true, false]) {
       if (!(await openEditor(page, base, 'big-chain'))) return null;
-      const { text, problems } = await typeMeasured(page, CAP_KEYS);
-      const p95 = percentile(problems, 95);
-      rows.push({
-        name: `keystroke → problems shown at the 128 KiB cap${first ? ', the first keys after opening it' : ''}, p95 of ${problems.length} keys ÷ keystroke → text shown`,
-        value: round(p95),
-        unit: 'ms',
-        baseline: round(percentile(text, 95)),
-        baselineName: 'text shown, p95',
-        ratio: round(p95 / Math.max(percentile(text, 95), 0.1)),
-        goal: '≤ 100 ms',
-        ok: p95 <= 100,
-      });
+      const what = `keystroke → problems shown at the 128 KiB cap${first ? ', the first keys after opening it' : ''}`;
+      rows.push(keyRow(what, await typeMeasured(page, CAP_KEYS), 100));
     }
     rows.push(await typingNeverBlocks(page));
     return rows;
   } finally {
     await page.close();
   }
+}
+
+/** A keystroke row: the p95 of keystroke → problems shown, against keystroke → text shown of the same keys. */
+function keyRow(what: string, keys: { text: number[]; problems: number[] }, goalMs: number): BenchRow {
+  const p95 = percentile(keys.problems, 95);
+  const text95 = percentile(keys.text, 95);
+  return {
+    name: `${what}, p95 of ${keys.problems.length} keys ÷ keystroke → text shown`,
+    value: round(p95),
+    unit: 'ms',
+    baseline: round(text95),
+    baselineName: 'text shown, p95',
+    ratio: round(p95 / Math.max(text95, 0.1)),
+    goal: `≤ ${goalMs} ms`,
+    ok: p95 <= goalMs,
+  };
 }
 
 /** Types 60 keys at 20 a second into the cap template without waiting, watching the main thread. */

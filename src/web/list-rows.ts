@@ -65,7 +65,9 @@ function summaryOf(e: Entry): TemplateSummary | RoleSummary {
  */
 export function rows(entries: readonly Entry[]): HTMLElement[] {
   const made = fromMarkup(...entries.map(rowMarkup)) as HTMLElement[];
-  made.forEach((li, i) => entryOf.set(li, entries[i]!));
+  made.forEach((li, i) => {
+    entryOf.set(li, entries[i]!);
+  });
   return made;
 }
 
