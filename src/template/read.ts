@@ -85,7 +85,7 @@ export function readSource(source: string): ReadResult {
   let doc: Document.Parsed | null = null;
   let aliasTargets: ReadonlyMap<Alias, Node> = new Map();
   try {
-    doc = read(source, lineCounter, out);
+    doc = withoutEnvReads(() => read(source, lineCounter, out));
     const fatal = () => out.flooded || FATAL.some((c) => out.has(c));
     if (doc && !fatal()) aliasTargets = checkAliases(doc, out, LIMITS);
     if (doc && !fatal()) checkDuplicateKeys(doc.contents, aliasTargets, out);
@@ -144,6 +144,32 @@ export function utf8Length(s: string): number {
     } else n += 3;
   }
   return n;
+}
+
+/** Node's `process`, where there is one (the page bundles this reader too, and has none). */
+const host = (globalThis as { process?: { env: object } }).process;
+/** what `process.env` is while a source is read */
+const NO_ENV = Object.freeze({});
+
+/**
+ * In Node, yaml's Parser reads `process.env.LOG_TOKENS` (a debugging
+ * switch) for every token it is fed, and every read of `process.env` asks
+ * the operating system's environment: that was a third of the validator's
+ * time on the service (the first list of 1,000 templates after a start:
+ * 4.1 → 2.8 s). Reading is synchronous, so process.env is an empty object
+ * only while a source is read and is restored before anything else runs,
+ * as with the stack traces in compose() below. yaml's own debug logs
+ * (LOG_TOKENS, LOG_STREAM) are therefore off inside the validator.
+ */
+function withoutEnvReads<T>(f: () => T): T {
+  if (!host) return f();
+  const env = host.env;
+  host.env = NO_ENV;
+  try {
+    return f();
+  } finally {
+    host.env = env;
+  }
 }
 
 /** V8's stack trace bound (Node and Chromium both have it; the DOM lib's Error type does not say so) */
