@@ -66,3 +66,9 @@ export function fromMarkup(...parts: Markup[]): Element[] {
   holder.innerHTML = parts.map((m) => m.text).join('');
   return [...holder.children];
 }
+
+/** `f` once the page is idle (between keys while typing), or after `timeoutMs` at the latest. */
+export function whenIdle(f: () => void, timeoutMs: number): void {
+  if ('requestIdleCallback' in window) requestIdleCallback(f, { timeout: timeoutMs });
+  else setTimeout(f, Math.min(timeoutMs, 200));
+}

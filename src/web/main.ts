@@ -1,5 +1,5 @@
 import { ApiError, call } from './api.js';
-import { clear, h } from './dom.js';
+import { clear, h, whenIdle } from './dom.js';
 import { guardLeaving } from './editor-leave.js';
 import { libraryView, refreshLibrary } from './list.js';
 import { newTemplateView } from './new-template.js';
@@ -124,10 +124,9 @@ let current: symbol | null = null;
 
 /** After the list is drawn, when the page is idle: the other views' code, so opening one does not wait for it. */
 function prefetchViews(): void {
-  const later = (f: () => void) => ('requestIdleCallback' in window ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 200));
-  later(() => {
+  whenIdle(() => {
     views().catch(() => undefined); // a failure is reported when a view is opened
-  });
+  }, 2000);
 }
 
 async function banner(): Promise<void> {

@@ -11,15 +11,12 @@ export class Markup {
 type MarkupValue = Markup | string | number | null | undefined | false | MarkupValue[];
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const SPECIAL = /[&<>"']/;
 
 function markupOf(v: MarkupValue): string {
   if (v == null || v === false) return '';
   if (v instanceof Markup) return v.text;
   if (Array.isArray(v)) return v.map(markupOf).join('');
-  const s = String(v);
-  // most values (names, states, purposes) have nothing to escape: no replace, no new string
-  return SPECIAL.test(s) ? s.replace(/[&<>"']/g, (c) => ESCAPES[c]!) : s;
+  return String(v).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 /** A template literal of HTML whose values are escaped (text and quoted attribute values alike); null and false write nothing. */

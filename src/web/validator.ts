@@ -14,6 +14,7 @@ import { call } from './api.js';
 import type { CatalogueAnswer } from '../schema/catalogue.js';
 import type { Problem } from '../schema/errors.js';
 import type { Catalogue } from '../template/model.js';
+import { whenIdle } from './dom.js';
 import { skeleton } from './format.js';
 import { toCatalogue } from './validator-core.js';
 import type { FromWorker, ToWorker } from './validator-worker.js';
@@ -134,16 +135,10 @@ const MAIN_WARM_ROUNDS = 8;
 function warmHere(source: string, name: string | undefined, left: number): void {
   checkHere(source, name).then(
     () => {
-      if (left > 1) idle(() => warmHere(source, name, left - 1));
+      if (left > 1) whenIdle(() => warmHere(source, name, left - 1), 1000);
     },
     () => {},
   );
-}
-
-/** `f` once the page is idle (between keys while typing) */
-function idle(f: () => void): void {
-  if ('requestIdleCallback' in window) requestIdleCallback(f, { timeout: 1000 });
-  else setTimeout(f, 50);
 }
 
 async function checkHere(source: string, name: string | undefined): Promise<Problem[]> {
