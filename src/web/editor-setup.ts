@@ -22,6 +22,7 @@ import {
   keymap,
   lineNumbers,
 } from '@codemirror/view';
+import { styleNonce } from './csp-nonce.js';
 import { type LibraryNames, templateCompletion } from './editor-complete.js';
 import { templateHover } from './editor-hover.js';
 
@@ -67,19 +68,6 @@ const highlight = HighlightStyle.define([
   { tag: tags.meta, color: '#404740' },
   { tag: tags.invalid, color: '#b3261e' },
 ]);
-
-/**
- * In the document CodeMirror writes its styles into a <style> element, which
- * the page's content security policy (`style-src 'self'`) refuses unless it
- * carries the nonce of index.html's `<meta name="csp-nonce">`. The editor
- * sits in a shadow root (adopted stylesheets, which need none), so this
- * matters only if it is ever mounted in the document; without the meta
- * nothing is added.
- */
-function styleNonce(): Extension {
-  const nonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;
-  return nonce ? EditorView.cspNonce.of(nonce) : [];
-}
 
 export function editorExtensions(o: SetupOptions): Extension[] {
   return [

@@ -3,6 +3,7 @@ import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language'
 import { MergeView, unifiedMergeView } from '@codemirror/merge';
 import { EditorState, type Extension } from '@codemirror/state';
 import { EditorView, lineNumbers } from '@codemirror/view';
+import { styleNonce } from './csp-nonce.js';
 import { h } from './dom.js';
 
 /**
@@ -47,17 +48,6 @@ function sweep(): void {
     if (c.el.isConnected) s.seen = true;
     else if (s.seen) c.destroy();
   }
-}
-
-/**
- * CodeMirror writes its styles in a <style> element, which the page's
- * content security policy refuses unless it carries the nonce the service
- * put in index.html's `<meta name="csp-nonce">` for this load. Without that
- * meta nothing is added (the views then depend on the policy allowing them).
- */
-export function styleNonce(): Extension {
-  const nonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;
-  return nonce ? EditorView.cspNonce.of(nonce) : [];
 }
 
 function sideExtensions(label: string): Extension {
