@@ -129,6 +129,17 @@ export class Editor {
     this.render();
   }
 
+  /**
+   * Unregisters the editor from the page: CodeMirror listens on the document
+   * and the window (selectionchange, resize, scroll) until its view is
+   * destroyed, so an editor left behind by every template opened kept
+   * running on every later keystroke, and kept its text in memory. A late
+   * setText after it (a save answered after leaving) changes no DOM.
+   */
+  destroy(): void {
+    this.view.destroy();
+  }
+
   /** Puts the cursor at a problem's place and scrolls it into view. */
   focusAt(line: number, column = 1): void {
     const at = offsetOf(this.text, line, column);

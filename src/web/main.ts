@@ -61,6 +61,7 @@ async function route(): Promise<void> {
     page.show(r.tab);
     return;
   }
+  page?.dispose();
   page = null;
   unsay();
   void refreshProposalCount();
@@ -74,7 +75,10 @@ async function route(): Promise<void> {
       const { TemplatePage } = await views();
       const p = new TemplatePage(r.name, templates);
       await p.load();
-      if (current !== ticket) return;
+      if (current !== ticket) {
+        p.dispose(); // left while it loaded: never shown
+        return;
+      }
       page = p;
       p.show(r.tab);
       view = p.el;

@@ -80,6 +80,11 @@ export class TemplatePage {
     this.render();
   }
 
+  /** The page is left (or was never shown): its editor lets go of the document's and window's events. */
+  dispose(): void {
+    this.editor?.destroy();
+  }
+
   /** unsaved text in the editor (the leave guard asks before it is lost); false once the template is deleted */
   get dirty(): boolean {
     return !this.gone && (this.editor?.dirty ?? false);
