@@ -50,6 +50,16 @@ function sweep(): void {
   }
 }
 
+/**
+ * Destroys the compare views inside `root` and those on no page at all. A
+ * template page calls it when it is left: the sweep above destroys only a
+ * view seen on the page at an earlier sweep, and one shown and removed
+ * between two makes was never seen.
+ */
+export function destroyComparesIn(root: Node): void {
+  for (const c of [...live.keys()]) if (!c.el.isConnected || root.contains(c.el)) c.destroy();
+}
+
 function sideExtensions(label: string): Extension {
   return [
     styleNonce(),

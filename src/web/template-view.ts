@@ -1,7 +1,9 @@
 import { type Answer, ApiError, call, enc, type RequestOptions } from './api.js';
 import { cardView } from './card-view.js';
 import { add, clear, h } from './dom.js';
+import { EditorView } from '@codemirror/view';
 import { Editor, type EditorStatus } from './editor.js';
+import { destroyComparesIn } from './merge-compare.js';
 import { canRebase, canReset, stateInfo } from './states.js';
 import { conflictBox, fillDiffPanel, rebasePreview } from './template-panels.js';
 import { fillLaunchPanel } from './launch-view.js';
@@ -80,9 +82,16 @@ export class TemplatePage {
     this.render();
   }
 
-  /** The page is left (or was never shown): its editor lets go of the document's and window's events. */
+  /**
+   * The page is left (or was never shown). Every CodeMirror view listens on
+   * the document and the window until destroyed, so each one the page made
+   * is: the editor, the compare views (diff, history, conflicts), and the
+   * rebase preview's conflict editors if it is still open.
+   */
   dispose(): void {
     this.editor?.destroy();
+    destroyComparesIn(this.el);
+    for (const el of this.el.querySelectorAll<HTMLElement>('.cm-editor')) EditorView.findFromDOM(el)?.destroy();
   }
 
   /** unsaved text in the editor (the leave guard asks before it is lost); false once the template is deleted */

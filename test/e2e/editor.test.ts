@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { cursorToLineEnd, editorCursor, editorText, sourceBox } from './editor-page.js';
-import { browserMissing, type Served, usePage } from './harness.js';
+import { browserMissing, pageListeners, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
 if (missing) console.warn(missing);
@@ -228,27 +228,15 @@ describe.skipIf(missing !== null)('template editor (e2e)', () => {
   });
 
   it('leaving a template lets go of its editor: listeners on the document and window do not pile up', async () => {
-    const cdp = await page.context().newCDPSession(page);
-    // the page's own listeners by type, on the document and the window (DevTools' getEventListeners)
-    const listeners = async () => {
-      const out: Record<string, number> = {};
-      for (const target of ['document', 'window']) {
-        const { result } = await cdp.send('Runtime.evaluate', { expression: target });
-        const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId! });
-        for (const l of listeners) out[`${target}.${l.type}`] = (out[`${target}.${l.type}`] ?? 0) + 1;
-      }
-      return out;
-    };
     await open('quick-fix');
-    const one = await listeners();
+    const one = await pageListeners(page);
     expect(one['document.selectionchange']).toBeGreaterThan(0);
     for (const name of ['write', 'research', 'quick-fix']) {
       await open(name);
-      expect(await listeners()).toEqual(one);
+      expect(await pageListeners(page)).toEqual(one);
     }
     await page.goto(`${served.base}/#/`);
     await page.getByRole('list', { name: 'Templates' }).waitFor();
-    expect((await listeners())['document.selectionchange']).toBeUndefined();
-    await cdp.detach();
+    expect((await pageListeners(page))['document.selectionchange']).toBeUndefined();
   });
 });

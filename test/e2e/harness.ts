@@ -241,3 +241,24 @@ export function launch(): Promise<Browser> {
     ],
   });
 }
+
+/**
+ * The page's own event listeners on the document and the window, counted by
+ * type (`document.selectionchange`: 1), through DevTools' getEventListeners.
+ * A CodeMirror view adds selectionchange, resize and scroll listeners until
+ * it is destroyed, so these counts tell whether views were let go.
+ */
+export async function pageListeners(page: Page): Promise<Record<string, number>> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const out: Record<string, number> = {};
+    for (const target of ['document', 'window']) {
+      const { result } = await cdp.send('Runtime.evaluate', { expression: target });
+      const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId! });
+      for (const l of listeners) out[`${target}.${l.type}`] = (out[`${target}.${l.type}`] ?? 0) + 1;
+    }
+    return out;
+  } finally {
+    await cdp.detach();
+  }
+}

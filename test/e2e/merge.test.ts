@@ -10,7 +10,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { harnessDir } from '../../src/paths.js';
-import { browserMissing, callApi, type Served, serve, shippedMovedUnder, useBrowser } from './harness.js';
+import { browserMissing, callApi, pageListeners, type Served, serve, shippedMovedUnder, useBrowser } from './harness.js';
 
 const missing = browserMissing();
 
@@ -135,5 +135,39 @@ describe.skipIf(missing !== null)('settings page: merge views and rebase choices
     // the unchanged input is not listed, and nothing is shown as raw JSON
     expect(await inputs.locator('li[data-key="tickets"]').count()).toBe(0);
     expect(await inputs.textContent()).not.toContain('[{');
+  });
+
+  it('leaving a template destroys its compare views and an open rebase preview\'s editors', async () => {
+    served = t.defer(
+      await shippedMovedUnder(
+        'quick-fix',
+        (s) => s.replace(SHIPPED_PURPOSE, MY_PURPOSE).replace(OLD_GATE, MY_GATE),
+        (s) => s.replace(SHIPPED_PURPOSE, NEW_PURPOSE).replace(OLD_GATE, NEW_GATE),
+      ),
+    );
+    await open('#/');
+    await page.getByRole('list', { name: 'Templates' }).waitFor();
+    const list = await pageListeners(page);
+    expect(list['document.selectionchange']).toBeUndefined();
+
+    // the diff tab's compare view, then the rebase preview: an edit-both editor and the result's compare view
+    await page.goto(`${served.base}/#/templates/quick-fix/diff`);
+    await page.locator('#panel-diff .cm-mergeView').waitFor();
+    await page.getByRole('link', { name: 'Source' }).click();
+    await page.getByRole('button', { name: 'Preview rebase' }).click();
+    const preview = page.getByRole('region', { name: 'Rebase preview' });
+    await preview.getByRole('group', { name: 'Conflict 1 of 2' }).getByRole('radio', { name: 'Edit both' }).check();
+    await preview.getByRole('group', { name: 'Conflict 2 of 2' }).getByRole('radio', { name: 'Take shipped' }).check();
+    await preview.getByRole('textbox', { name: 'Your lines for conflict 1' }).waitFor();
+    await preview.locator('.merge-result .cm-editor').first().waitFor();
+    expect((await pageListeners(page))['document.selectionchange']).toBeGreaterThan(2);
+
+    await page.goto(`${served.base}/#/`);
+    await page.getByRole('list', { name: 'Templates' }).waitFor();
+    expect(await pageListeners(page)).toEqual(list);
+    // a compare view follows the window's width: one left behind would build its views again
+    await page.setViewportSize({ width: 600, height: 900 });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
+    expect(await pageListeners(page)).toEqual(list);
   });
 });
