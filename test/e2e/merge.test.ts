@@ -167,7 +167,7 @@ describe.skipIf(missing !== null)('settings page: merge views and rebase choices
     expect(await pageListeners(page)).toEqual(list);
     // a compare view follows the window's width: one left behind would build its views again
     await page.setViewportSize({ width: 600, height: 900 });
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100)))');
     expect(await pageListeners(page)).toEqual(list);
   });
 });
