@@ -54,7 +54,9 @@ function sweep(): void {
  * Destroys the compare views inside `root` and those on no page at all. A
  * template page calls it when it is left: the sweep above destroys only a
  * view seen on the page at an earlier sweep, and one shown and removed
- * between two makes was never seen.
+ * between two makes was never seen. "No page at all" is safe because every
+ * maker puts its view in its panel in the task that makes it, so no view
+ * still being built waits off the page across an await.
  */
 export function destroyComparesIn(root: Node): void {
   for (const c of [...live.keys()]) if (!c.el.isConnected || root.contains(c.el)) c.destroy();
