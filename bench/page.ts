@@ -171,9 +171,9 @@ const KEY_PROBE = `
 
 /**
  * The baseline of every keystroke row: CodeMirror with no extension but its
- * size (the editor's height and font, so as many lines are drawn), in a
- * shadow root like the editor, holding the same text and typed the same
- * keys, in a page of its own. Each key is timed from keydown to the end of
+ * size (the editor's height and font size, so about as many lines are
+ * drawn), in a shadow root like the editor, holding the same text and typed
+ * the same keys, in a page of its own. Each key is timed from keydown to the end of
  * CodeMirror's update. What the editor adds to it is the work that is ours
  * to cut: highlighting, completion, the lint gutter and the other
  * extensions, the check and the problems drawn.
@@ -291,20 +291,13 @@ async function keystrokes(browser: Browser, base: string): Promise<BenchRow[] | 
 
 /** The same typings in CodeMirror with no extensions (BARE_EDITOR), in a fresh browser context: the first is as cold as the editor's. */
 async function bareKeystrokes(browser: Browser, base: string, typings: readonly Typing[]): Promise<number[][]> {
-  const probe = await build({
-    stdin: { contents: BARE_EDITOR, resolveDir: packageRoot, loader: 'js' },
-    bundle: true,
-    format: 'esm',
-    minify: true,
-    write: false,
-    logLevel: 'error',
-  });
+  const probe = await bundleProbe(BARE_EDITOR, 'js');
   const ctx = await browser.newContext();
   try {
     const page = await ctx.newPage();
     // a page of its own on the service's origin, with nothing but the bare editor
     await page.route(`${base}/bench-bare`, (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><title>bare</title><script type="module" src="/bench-bare.js"></script><body></body>' }));
-    await page.route(`${base}/bench-bare.js`, (r) => r.fulfill({ contentType: 'text/javascript', body: probe.outputFiles[0]!.text }));
+    await page.route(`${base}/bench-bare.js`, (r) => r.fulfill({ contentType: 'text/javascript', body: probe }));
     await page.goto(`${base}/bench-bare`);
     await page.waitForFunction(() => 'deskBare' in globalThis);
     const out: number[][] = [];
@@ -318,6 +311,12 @@ async function bareKeystrokes(browser: Browser, base: string, typings: readonly 
   } finally {
     await ctx.close();
   }
+}
+
+/** A probe script for a bench page, bundled from `contents` with the package's own modules. */
+async function bundleProbe(contents: string, loader: 'js' | 'ts'): Promise<string> {
+  const out = await build({ stdin: { contents, resolveDir: packageRoot, loader }, bundle: true, format: 'esm', minify: true, write: false, logLevel: 'error' });
+  return out.outputFiles[0]!.text;
 }
 
 /** A keystroke row: the p95 of keystroke → problems shown, against the same keys in CodeMirror with no extensions. */
@@ -379,24 +378,15 @@ async function typingNeverBlocks(page: Page): Promise<BenchRow> {
  * without the Worker.
  */
 async function validatorAlone(browser: Browser, base: string, editorMissing: boolean): Promise<BenchRow[]> {
-  const probe = await build({
-    stdin: {
-      contents:
-        "import { checkSource } from './src/web/validator.ts'; import { validateTemplate } from './src/template/validate.ts'; import { toCatalogue } from './src/web/validator-core.ts';" +
-        'Object.assign(window, { deskBench: { checkSource, mainThread: async (s, n) => { const c = toCatalogue(await (await fetch("/api/desk/catalogue")).json()); const t = performance.now(); validateTemplate(s, { name: n, catalogue: c }); return performance.now() - t; } } });',
-      resolveDir: packageRoot,
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    minify: true,
-    write: false,
-    logLevel: 'error',
-  });
+  const probe = await bundleProbe(
+    "import { checkSource } from './src/web/validator.ts'; import { validateTemplate } from './src/template/validate.ts'; import { toCatalogue } from './src/web/validator-core.ts';" +
+    'Object.assign(window, { deskBench: { checkSource, mainThread: async (s, n) => { const c = toCatalogue(await (await fetch("/api/desk/catalogue")).json()); const t = performance.now(); validateTemplate(s, { name: n, catalogue: c }); return performance.now() - t; } } });',
+    'ts',
+  );
   const url = '/assets/bench-probe-AAAAAAAA.js';
   const page = await browser.newPage();
   try {
-    await page.route(`**${url}`, (r) => r.fulfill({ body: probe.outputFiles[0]!.text, contentType: 'text/javascript' }));
+    await page.route(`**${url}`, (r) => r.fulfill({ body: probe, contentType: 'text/javascript' }));
     await page.goto(`${base}/`);
     await page.addScriptTag({ url, type: 'module' });
     await page.waitForFunction(() => 'deskBench' in globalThis);
