@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { type App, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { isDeskError } from './errors.js';
-import { setRootLockLostHandler } from './library/root-lock.js';
+import { setRootLockLostHandler } from './library/disk/root-lock.js';
 
 /** How long in-flight work may take to finish after a signal before the process exits 1 anyway (the lock is still removed at exit). */
 const CLOSE_GRACE_MS = 10_000;

@@ -1,6 +1,6 @@
-/** The library's event bus (src/library/events.ts): ids, the resume ring, and listeners that fail. */
+/** The library's event bus (src/library/events/bus.ts): ids, the resume ring, and listeners that fail. */
 import { describe, expect, test } from 'vitest';
-import { EventBus } from '../src/library/events.js';
+import { EventBus } from '../src/library/events/bus.js';
 
 const changed = (name: string) => ({ name, state: 'custom' as const, etag: '"e"' });
 

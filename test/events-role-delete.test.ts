@@ -2,7 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
-import type { DeskEvent } from '../src/library/events.js';
+import type { DeskEvent } from '../src/library/events/bus.js';
 import { openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';

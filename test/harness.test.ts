@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { isTool } from '../src/template/catalog/tools.js';
-import { canonicalJson, canonicalRoleMd } from '../src/library/canonical.js';
+import { canonicalJson, canonicalRoleMd } from '../src/library/roles/canonical.js';
 import { validateTemplate } from '../src/template/validate.js';
 import { shippedKits } from './fixtures/templates/helpers.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
-import { LOCK_FILE } from '../src/library/root-lock.js';
+import { LOCK_FILE } from '../src/library/disk/root-lock.js';
 
 const API = '/api/desk';
 const harnessDir = new URL('../harness', import.meta.url).pathname;

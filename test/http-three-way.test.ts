@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { threeWayMerge } from '../src/http/three-way.js';
+import { threeWayMerge } from '../src/library/templates/three-way.js';
 
 const base = 'a: 1\nb: 2\nc: 3\nd: 4\n';
 

@@ -1,9 +1,9 @@
 import { mkdir, readdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { removeFileDurable, writeFileAtomic } from '../src/library/atomic-write.js';
+import { removeFileDurable, writeFileAtomic } from '../src/library/disk/atomic-write.js';
 import { openLibrary } from '../src/library/library.js';
-import { LOCK_FILE } from '../src/library/root-lock.js';
+import { LOCK_FILE } from '../src/library/disk/root-lock.js';
 import { codeOf, fixture, tempDir, tpl } from './library-helpers.js';
 
 const enospc = () => Object.assign(new Error('no space'), { code: 'ENOSPC' });

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canonicalJson, canonicalRoleMd } from '../src/library/canonical.js';
+import { canonicalJson, canonicalRoleMd } from '../src/library/roles/canonical.js';
 import { type LibraryOptions, openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
 

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { roleRevision, sha256Hex } from '../src/library/markers.js';
+import { roleRevision, sha256Hex } from '../src/library/disk/markers.js';
 import type { Library } from '../src/library/types.js';
 import { type Fixture, fixture, tpl } from './library-helpers.js';
 

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { sha256Hex } from '../src/library/markers.js';
+import { sha256Hex } from '../src/library/disk/markers.js';
 import { codeOf, fixture, tpl } from './library-helpers.js';
 
 /** Every state of the table in docs/api.md (States), with the marker bytes on disk. */

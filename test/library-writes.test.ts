@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
-import { roleRevision, sha256Hex } from '../src/library/markers.js';
+import { roleRevision, sha256Hex } from '../src/library/disk/markers.js';
 import { codeOf, fixture, rejection, tempDir, tpl } from './library-helpers.js';
 
 const V1 = tpl('alpha', 'alpha v1');

@@ -1,5 +1,5 @@
 /**
- * The root lock (src/library/root-lock.ts, docs/operations.md "Two
+ * The root lock (src/library/disk/root-lock.ts, docs/operations.md "Two
  * servers"): a dead holder never keeps it, whatever its PID or host name; a
  * live one is refused, by name; exactly one of several starters wins. Locks
  * left by earlier processes are planted on disk in the lock's own format.
@@ -14,8 +14,8 @@ import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:f
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { acquireRootLock, LOCK_FILE, RootLockedError, setRootLockLostHandler } from '../src/library/root-lock.js';
-import { processIdentity } from '../src/library/lock-holder.js';
+import { acquireRootLock, LOCK_FILE, RootLockedError, setRootLockLostHandler } from '../src/library/disk/root-lock.js';
+import { processIdentity } from '../src/library/disk/lock-holder.js';
 import { spawnChild } from './children.js';
 import { fixture, tempDir } from './library-helpers.js';
 import { scaled } from './proof-helpers.js';

@@ -4,7 +4,7 @@
  * rules of docs/history.md, Sync, each with a case.
  */
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../src/library/markers.js';
+import { sha256Hex } from '../src/library/disk/markers.js';
 import { type Blob, mergePlainFile, mergeTemplate, type TemplateSide } from '../src/library/history/sync-merge.js';
 import { remoteLabel } from '../src/library/history/sync-store.js';
 

@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { main } from '../src/cli.js';
-import { canonicalJson } from '../src/library/canonical.js';
+import { canonicalJson } from '../src/library/roles/canonical.js';
 import type { Library } from '../src/library/types.js';
 import { API, fixture as httpFixture } from './http-fixture.js';
 import { type Fixture, fixture, rejection } from './library-helpers.js';

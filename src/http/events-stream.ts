@@ -6,8 +6,8 @@
  * client that stops reading costs at most that, never unbounded memory.
  */
 import type { ServerResponse } from 'node:http';
-import type { DeskEvent, EventBus } from '../library/events.js';
-import { LibraryWatcher } from '../library/events-watch.js';
+import type { DeskEvent, EventBus } from '../library/events/bus.js';
+import { LibraryWatcher } from '../library/events/watch.js';
 import type { Library } from '../library/types.js';
 
 export interface EventStreamOptions {

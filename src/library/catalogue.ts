@@ -1,9 +1,9 @@
 import { type Dirent, readdirSync } from 'node:fs';
 import type { Catalogue } from '../template/model.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
-import { READ_ONLY_TEMPLATES } from './read-only.js';
-import { readNoFollowSync } from './fs-safe.js';
-import { validateKitText } from './role-validate.js';
+import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
+import { readNoFollowSync } from './disk/fs-safe.js';
+import { validateKitText } from './roles/validate.js';
 
 /**
  * The names the validator checks a template against (its `base`, its

@@ -1,10 +1,10 @@
 import type { Catalogue } from '../template/model.js';
-import type { EntryCache } from './entry-cache.js';
-import type { FsContext } from './fs-safe.js';
+import type { EntryCache } from './templates/entry-cache.js';
+import type { FsContext } from './disk/fs-safe.js';
 import type { KeyedQueue } from './queue.js';
 import type { Shipped } from './shipped.js';
 import type { DivergedNames } from './state.js';
-import type { ValidationMemo } from './validation-memo.js';
+import type { ValidationMemo } from './templates/validation-memo.js';
 
 /** pino-compatible: objects first, message second. */
 export interface LibraryLogger {

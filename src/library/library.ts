@@ -3,30 +3,30 @@ import { DeskError } from '../errors.js';
 import { harnessDir as defaultHarnessDir } from '../paths.js';
 import { validateTemplate } from '../template/validate.js';
 import type { LibraryContext, LibraryLogger, WriteGuard } from './context.js';
-import { EntryCache } from './entry-cache.js';
-import { EventBus } from './events.js';
-import { announceWrites } from './events-announce.js';
+import { EntryCache } from './templates/entry-cache.js';
+import { EventBus } from './events/bus.js';
+import { announceWrites } from './events/announce.js';
 import { disabledHistory } from './history/disabled.js';
 import { RecordingQueue, recordWrites } from './history/hook.js';
 import { type HistoryOptions, openHistory, type Opened } from './history/open.js';
 import { resolveOnWrite, syncFiles } from './history/sync-files.js';
-import { type FaultHook, type FsContext, type OddFile, rootUnwritable } from './fs-safe.js';
-import { READ_ONLY_TEMPLATES } from './read-only.js';
-import { recoverRoot } from './recovery.js';
-import { acquireRootLock } from './root-lock.js';
+import { type FaultHook, type FsContext, type OddFile, rootUnwritable } from './disk/fs-safe.js';
+import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
+import { recoverRoot } from './disk/recovery.js';
+import { acquireRootLock } from './disk/root-lock.js';
 import { checkShipped, loadShipped } from './shipped.js';
-import { roleDelete } from './role-delete.js';
-import { roleOps } from './role-ops.js';
-import { templateOps } from './template-ops.js';
+import { roleDelete } from './roles/delete.js';
+import { roleOps } from './roles/ops.js';
+import { templateOps } from './templates/ops.js';
 import type { Library } from './types.js';
-import { ValidationMemo } from './validation-memo.js';
+import { ValidationMemo } from './templates/validation-memo.js';
 
 export interface LibraryOptions {
   /** The operator's folder; created when missing. Default: none — null means shipped only, and every write is refused. */
   root: string | null;
   /** Shipped templates and built-in roles. Default: the package's `harness/` (found from the module, so src/ and dist/src/ both work). */
   harnessDir?: string;
-  /** Code-registered read-only templates, name → source. Default: READ_ONLY_TEMPLATES (src/library/read-only.ts). */
+  /** Code-registered read-only templates, name → source. Default: READ_ONLY_TEMPLATES (src/library/templates/read-only.ts). */
   readOnlyTemplates?: ReadonlyMap<string, string>;
   /** pino-compatible; one line per write. Default: logs nothing. */
   logger?: LibraryLogger;

@@ -1,9 +1,9 @@
 import { type Dirent, readdirSync } from 'node:fs';
 import { catalogueOf, type KitBytes, kitsOf, operatorRoleNames, sameKits } from './catalogue.js';
 import type { LibraryContext } from './context.js';
-import { type FsContext, mapFsError, safeDirSync } from './fs-safe.js';
-import { readRoleCopy } from './role-entries.js';
-import type { CatalogueGen } from './validation-memo.js';
+import { type FsContext, mapFsError, safeDirSync } from './disk/fs-safe.js';
+import { readRoleCopy } from './roles/entries.js';
+import type { CatalogueGen } from './templates/validation-memo.js';
 
 /**
  * One look at the operator's folders, taken afresh by every call: the

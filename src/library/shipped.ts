@@ -4,7 +4,7 @@ import { DeskError } from '../errors.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
 import { validateTemplate } from '../template/validate.js';
 import { catalogueOf, kitsOf } from './catalogue.js';
-import { roleRevision, sha256Hex } from './markers.js';
+import { roleRevision, sha256Hex } from './disk/markers.js';
 
 /**
  * The shipped templates and built-in roles (docs/harness.md), read once
@@ -93,7 +93,7 @@ export function checkShipped(shipped: Shipped, readOnly: ReadonlyMap<string, str
     broken.push(`${label}: ${problems.join('; ')}`);
   };
   for (const [name, t] of shipped.templates) check(`templates/${name}.yaml`, name, t.text);
-  for (const [name, source] of readOnly) check(`read-only template '${name}' (src/library/read-only.ts)`, name, source);
+  for (const [name, source] of readOnly) check(`read-only template '${name}' (src/library/templates/read-only.ts)`, name, source);
   if (broken.length) {
     throw new DeskError('shipped_invalid', `the shipped templates are not valid; fix the harness: ${broken.join(' | ')}`, { templates: broken });
   }

@@ -1,5 +1,5 @@
 import type { EntryState } from './types.js';
-import type { Marker } from './markers.js';
+import type { Marker } from './disk/markers.js';
 
 /**
  * Names a sync with the team's remote could not merge (docs/history.md,

@@ -2,7 +2,7 @@ import type { EntryState } from '../schema/state.js';
 import type { Card } from '../template/card.js';
 import type { Problem } from '../template/problems.js';
 import type { Catalogue, TemplateModel } from '../template/model.js';
-import type { EventBus } from './events.js';
+import type { EventBus } from './events/bus.js';
 import type { History } from './history/types.js';
 import type { SyncFiles } from './history/sync-files.js';
 

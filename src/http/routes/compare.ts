@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import { proposalCard } from '../../library/proposals-card.js';
+import { proposalCard } from '../../library/proposals/card.js';
 import type { Library, TemplateDetail } from '../../library/types.js';
 import { CardSchema } from '../../schema/card.js';
 import { TemplateDiffSchema } from '../../schema/diff.js';
@@ -17,7 +17,7 @@ import { VERSION_PREFIX } from '../../schema/history.js';
 import { versionSource } from './history-read.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateParams } from '../schemas.js';
-import { rebaseAnswer } from '../three-way.js';
+import { rebaseAnswer } from '../../library/templates/three-way.js';
 
 /**
  * What `?against=` names: `version:<commit>` is a version from history (history-read.ts).
@@ -124,7 +124,7 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
         response: { 200: Type.Ref(CardSchema), ...errorResponses },
       },
     },
-    // one card for a proposal, kept or not (src/library/proposals-card.ts)
+    // one card for a proposal, kept or not (src/library/proposals/card.ts)
     async (req) => proposalCard(library, req.body),
   );
 };

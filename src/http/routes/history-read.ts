@@ -4,9 +4,9 @@
  * would load it (its ETag, its state against today's shipped version).
  */
 import { DeskError } from '../../errors.js';
-import { canonicalJson } from '../../library/canonical.js';
+import { canonicalJson } from '../../library/roles/canonical.js';
 import type { HistoryApi, LogEntry } from '../../library/history/types.js';
-import { etagOf, roleRevision, sha256Hex } from '../../library/markers.js';
+import { etagOf, roleRevision, sha256Hex } from '../../library/disk/markers.js';
 import type { Library, RoleEntry } from '../../library/types.js';
 import { HISTORY_LIMITS, type Version, type VersionState } from '../../schema/history.js';
 
@@ -60,7 +60,7 @@ export function roleEtag(f: RoleFiles): string {
   return etagOf(roleRevision(Buffer.from(f.role_md, 'utf8'), f.kit_json === null ? null : Buffer.from(f.kit_json, 'utf8')));
 }
 
-/** Built-in roles ship in canonical form (src/library/canonical.ts), so the same words and tools read the same bytes. */
+/** Built-in roles ship in canonical form (src/library/roles/canonical.ts), so the same words and tools read the same bytes. */
 export function roleVersionState(f: RoleFiles | null, now: RoleEntry | null): VersionState {
   const builtin = now?.shipped_role_md ?? null;
   if (f === null) return builtin === null ? 'deleted' : 'shipped';

@@ -8,10 +8,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import { canonicalJson } from '../../library/canonical.js';
-import { checkRoleName } from '../../library/role-ops.js';
-import { validateKitText } from '../../library/role-validate.js';
-import { checkTemplateName } from '../../library/template-ops.js';
+import { canonicalJson } from '../../library/roles/canonical.js';
+import { checkRoleName } from '../../library/roles/ops.js';
+import { validateKitText } from '../../library/roles/validate.js';
+import { checkTemplateName } from '../../library/templates/ops.js';
 import type { Library, RoleEntry, TemplateDetail } from '../../library/types.js';
 import { HistoryQuery, RecentAnswerSchema, RoleDiffSchema, RoleVersionSchema, TemplateVersionSchema, VERSION_PREFIX } from '../../schema/history.js';
 import { RoleAnswerSchema, RoleName } from '../../schema/roles.js';
@@ -116,7 +116,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
       if (!now) throw notFound('role', name);
       const then = await showVersion(h, roles, name, commit);
       if (then === null) throw noVersion('role', name, commit);
-      // the kit as it loads, in the canonical form a save writes (src/library/canonical.ts)
+      // the kit as it loads, in the canonical form a save writes (src/library/roles/canonical.ts)
       const kitNow = now.kit === null ? null : canonicalJson(now.kit);
       const label = (f: string) => [`version/${shortCommit(commit)}/${name}/${f}`, `${name}/${f}`] as const;
       const diff = (f: string, a: string, b: string) => (a === b ? '' : lineDiff(...label(f), a, b));

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import { ifMatchPasses } from '../../library/markers.js';
+import { ifMatchPasses } from '../../library/disk/markers.js';
 import type { Library } from '../../library/types.js';
 import { LaunchPreviewBodySchema, LaunchPreviewSchema } from '../../schema/launch.js';
 import { previewLaunch } from '../../template/launch.js';

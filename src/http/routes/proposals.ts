@@ -1,15 +1,15 @@
 /**
  * Proposals (docs/api.md, Proposals): a conductor proposes a template, it
  * waits for the operator, who saves it into the library or dismisses it.
- * Thin: the store (src/library/proposals.ts) keeps them, the card is the one
- * propose answers (src/library/proposals-card.ts), worked out at each read.
+ * Thin: the store (src/library/proposals/store.ts) keeps them, the card is the one
+ * propose answers (src/library/proposals/card.ts), worked out at each read.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import { proposalCard } from '../../library/proposals-card.js';
-import { summaryOf, type ProposalRecord } from '../../library/proposals-record.js';
-import { openProposalStore } from '../../library/proposals.js';
+import { proposalCard } from '../../library/proposals/card.js';
+import { summaryOf, type ProposalRecord } from '../../library/proposals/record.js';
+import { openProposalStore } from '../../library/proposals/store.js';
 import type { Library } from '../../library/types.js';
 import type { ProposalEvent } from '../../schema/events.js';
 import {
@@ -38,7 +38,7 @@ function eventData(p: ProposalSummary): ProposalEvent {
 }
 
 export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
-  // the library's bus (src/library/events.ts), which GET /events streams;
+  // the library's bus (src/library/events/bus.ts), which GET /events streams;
   // optional, as a stand-in library (test/docs-api.test.ts) has none
   const events = library.events as Library['events'] | undefined;
   const store = openProposalStore({

@@ -8,14 +8,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
 import type { LibrarySync } from '../../library/history/sync.js';
-import { ifMatchPasses } from '../../library/markers.js';
+import { ifMatchPasses } from '../../library/disk/markers.js';
 import type { Library } from '../../library/types.js';
 import { DivergedTemplateSchema, SyncStatusSchema } from '../../schema/sync.js';
 import { RebaseAnswerSchema } from '../../schema/templates.js';
 import { ifMatch } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, RoleParams, TemplateParams } from '../schemas.js';
-import { rebaseAnswer } from '../three-way.js';
+import { rebaseAnswer } from '../../library/templates/three-way.js';
 
 const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })) });
 

@@ -1,9 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LibraryLogger } from '../context.js';
-import type { FsContext } from '../fs-safe.js';
-import type { LockHolder } from '../lock-holder.js';
-import { LOCK_FILE } from '../root-lock.js';
+import type { FsContext } from '../disk/fs-safe.js';
+import type { LockHolder } from '../disk/lock-holder.js';
+import { LOCK_FILE } from '../disk/root-lock.js';
 import { CommitQueue, type Job } from './commit-queue.js';
 import { disabledHistory } from './disabled.js';
 import { GitMissingError, gitAt } from './git.js';

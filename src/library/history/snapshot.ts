@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { isRoleName, isTemplateName } from '../../template/names.js';
-import { type FsContext, dirSync, readCap, readNoFollowSync, ROLE_FILE_CAP } from '../fs-safe.js';
+import { type FsContext, dirSync, readCap, readNoFollowSync, ROLE_FILE_CAP } from '../disk/fs-safe.js';
 
 /**
  * What history records of a name, read from disk synchronously (a few small

@@ -1,16 +1,16 @@
 import { join } from 'node:path';
 import { isTemplateName } from '../../template/names.js';
-import { removeFileDurable, writeFileAtomic } from '../atomic-write.js';
+import { removeFileDurable, writeFileAtomic } from '../disk/atomic-write.js';
 import type { LibraryContext, WriteGuard } from '../context.js';
-import { readNoFollowSync, safeDirSync } from '../fs-safe.js';
+import { readNoFollowSync, safeDirSync } from '../disk/fs-safe.js';
 import { look } from '../look.js';
 import { KeyedQueue } from '../queue.js';
-import { parseMarker, sha256Hex } from '../markers.js';
-import { recoverRole, recoverTemplate } from '../recovery.js';
-import { writeRoleReset, writeRoleSave } from '../role-writes.js';
-import { writeTemplateDelete, writeTemplateReset, writeTemplateSave } from '../template-writes.js';
-import { roleEntry } from '../role-entries.js';
-import { readFacts } from '../template-read.js';
+import { parseMarker, sha256Hex } from '../disk/markers.js';
+import { recoverRole, recoverTemplate } from '../disk/recovery.js';
+import { writeRoleReset, writeRoleSave } from '../roles/files.js';
+import { writeTemplateDelete, writeTemplateReset, writeTemplateSave } from '../templates/files.js';
+import { roleEntry } from '../roles/entries.js';
+import { readFacts } from '../templates/read.js';
 import type { Library } from '../types.js';
 import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
 

@@ -1,5 +1,5 @@
-import { threeWayMerge } from '../../http/three-way.js';
-import { formatMarker, parseMarker, sha256Hex } from '../markers.js';
+import { threeWayMerge } from '../templates/three-way.js';
+import { formatMarker, parseMarker, sha256Hex } from '../disk/markers.js';
 
 /**
  * What a sync does with one name (docs/history.md, Sync), decided from three

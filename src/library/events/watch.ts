@@ -1,5 +1,5 @@
-import type { EventBus } from './events.js';
-import type { Library } from './types.js';
+import type { EventBus } from './bus.js';
+import type { Library } from '../types.js';
 
 export interface WatchOptions {
   /** ms between looks. Default 2000. */

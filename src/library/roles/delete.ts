@@ -1,12 +1,12 @@
-import { DeskError } from '../errors.js';
-import type { LibraryContext, WriteGuard } from './context.js';
-import { ifMatchPasses } from './markers.js';
-import { recoverRole } from './recovery.js';
-import { roleEntry } from './role-entries.js';
-import { checkRoleName } from './role-ops.js';
-import { writeRoleReset } from './role-writes.js';
-import { settle } from './template-ops.js';
-import type { Library } from './types.js';
+import { DeskError } from '../../errors.js';
+import type { LibraryContext, WriteGuard } from '../context.js';
+import { ifMatchPasses } from '../disk/markers.js';
+import { recoverRole } from '../disk/recovery.js';
+import { roleEntry } from './entries.js';
+import { checkRoleName } from './ops.js';
+import { writeRoleReset } from './files.js';
+import { settle } from '../templates/ops.js';
+import type { Library } from '../types.js';
 
 /**
  * Deleting a custom role (docs/api.md, DELETE /roles/:name). A built-in

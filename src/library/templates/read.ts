@@ -1,14 +1,14 @@
 import type { BigIntStats } from 'node:fs';
-import { buildCard, type CardAgainst } from '../template/card.js';
-import { isTemplateName } from '../template/names.js';
-import { type Problem, problem } from '../template/problems.js';
-import type { LibraryContext } from './context.js';
-import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync, TEMPLATE_CAP } from './fs-safe.js';
-import { intentMarker, parseTemplateIntent, templateIntentFile } from './intents.js';
-import { look, type Look, type TemplatesFolder } from './look.js';
-import { etagOf, type Marker, parseMarker, sha256Hex } from './markers.js';
-import { decideState, syncState } from './state.js';
-import type { TemplateDetail, TemplateEntry, TemplateFacts, TemplateOutline } from './types.js';
+import { buildCard, type CardAgainst } from '../../template/card.js';
+import { isTemplateName } from '../../template/names.js';
+import { type Problem, problem } from '../../template/problems.js';
+import type { LibraryContext } from '../context.js';
+import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync, TEMPLATE_CAP } from '../disk/fs-safe.js';
+import { intentMarker, parseTemplateIntent, templateIntentFile } from '../disk/intents.js';
+import { look, type Look, type TemplatesFolder } from '../look.js';
+import { etagOf, type Marker, parseMarker, sha256Hex } from '../disk/markers.js';
+import { decideState, syncState } from '../state.js';
+import type { TemplateDetail, TemplateEntry, TemplateFacts, TemplateOutline } from '../types.js';
 
 /**
  * Reading templates (docs/api.md, States): what loads for a name — with any

@@ -1,10 +1,10 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { discardTemp, flushDir, removeFileDurable, renameTemp, writeFileAtomic, writeInPlace, writeTemp } from './atomic-write.js';
-import { type FsContext, fault, lstatOrNull, mapFsError, readNoFollow, readNoFollowSync, safeDir, safeDirSync, safeTarget } from './fs-safe.js';
-import { formatTemplateIntent, templateIntentFile } from './intents.js';
-import { formatMarker, type Marker, parseMarker, sha256Hex } from './markers.js';
-import type { ShippedTemplate } from './shipped.js';
+import { discardTemp, flushDir, removeFileDurable, renameTemp, writeFileAtomic, writeInPlace, writeTemp } from '../disk/atomic-write.js';
+import { type FsContext, fault, lstatOrNull, mapFsError, readNoFollow, readNoFollowSync, safeDir, safeDirSync, safeTarget } from '../disk/fs-safe.js';
+import { formatTemplateIntent, templateIntentFile } from '../disk/intents.js';
+import { formatMarker, type Marker, parseMarker, sha256Hex } from '../disk/markers.js';
+import type { ShippedTemplate } from '../shipped.js';
 
 /**
  * The file steps of template writes (docs/operations.md, The library root on disk). Callers hold the

@@ -1,7 +1,7 @@
-import { PROPOSAL_ID, type ProposalStatus, type ProposalSummary } from '../schema/proposals.js';
-import type { Problem } from '../template/problems.js';
-import { problem } from '../template/problems.js';
-import { LIMITS } from '../template/read.js';
+import { PROPOSAL_ID, type ProposalStatus, type ProposalSummary } from '../../schema/proposals.js';
+import type { Problem } from '../../template/problems.js';
+import { problem } from '../../template/problems.js';
+import { LIMITS } from '../../template/read.js';
 
 /**
  * One proposal as it is kept: `proposals/<id>.json` under the library root,

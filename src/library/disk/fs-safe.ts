@@ -1,8 +1,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import { access, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DeskError } from '../errors.js';
-import { LIMITS } from '../template/read.js';
+import { DeskError } from '../../errors.js';
+import { LIMITS } from '../../template/read.js';
 
 /*
  * The library's file-system primitives, and the contract every caller gets

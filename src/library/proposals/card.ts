@@ -1,8 +1,8 @@
-import { buildCard, type Card, type CardAgainst } from '../template/card.js';
-import { isTemplateName } from '../template/names.js';
-import { LIMITS } from '../template/read.js';
-import { validateTemplate } from '../template/validate.js';
-import type { Library } from './types.js';
+import { buildCard, type Card, type CardAgainst } from '../../template/card.js';
+import { isTemplateName } from '../../template/names.js';
+import { LIMITS } from '../../template/read.js';
+import { validateTemplate } from '../../template/validate.js';
+import type { Library } from '../types.js';
 
 /** What a proposed template is: the name it would be saved under, why, and its text. */
 export interface ProposedText {

@@ -1,7 +1,7 @@
-import type { Catalogue } from '../template/model.js';
-import type { Validation, validateTemplate } from '../template/validate.js';
-import { sha256Hex } from './markers.js';
-import type { TemplateOutline } from './types.js';
+import type { Catalogue } from '../../template/model.js';
+import type { Validation, validateTemplate } from '../../template/validate.js';
+import { sha256Hex } from '../disk/markers.js';
+import type { TemplateOutline } from '../types.js';
 
 /**
  * Validations memoised on what they depend on: the bytes (their sha256), the

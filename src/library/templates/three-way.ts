@@ -9,8 +9,8 @@
  * can offer each conflict as a choice instead of showing markers.
  */
 import { diff3Merge } from 'node-diff3';
-import type { Library } from '../library/types.js';
-import { validateTemplate } from '../template/validate.js';
+import type { Library } from '../types.js';
+import { validateTemplate } from '../../template/validate.js';
 
 /** A run of lines that merged cleanly, or one conflict with its three sides; each side's lines joined as written. */
 export type MergePart = { kind: 'clean'; text: string } | { kind: 'conflict'; copy: string; base: string; theirs: string };

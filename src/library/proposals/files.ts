@@ -1,7 +1,7 @@
 import { type Dirent, readdirSync } from 'node:fs';
-import { removeFileDurable, TEMP_PREFIX } from './atomic-write.js';
-import { type FsContext, oddType, overCap, type ReadOutcome, readNoFollow, reportOdd, safeDirSync } from './fs-safe.js';
-import { parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE } from './proposals-record.js';
+import { removeFileDurable, TEMP_PREFIX } from '../disk/atomic-write.js';
+import { type FsContext, oddType, overCap, type ReadOutcome, readNoFollow, reportOdd, safeDirSync } from '../disk/fs-safe.js';
+import { parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE } from './record.js';
 
 /**
  * Reading `proposals/` with the safe primitives (fs-safe.ts): never a link

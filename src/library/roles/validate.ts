@@ -1,5 +1,5 @@
-import { isTool } from '../template/catalog/tools.js';
-import { type Problem, pointer, problem } from '../template/problems.js';
+import { isTool } from '../../template/catalog/tools.js';
+import { type Problem, pointer, problem } from '../../template/problems.js';
 
 /**
  * A role is valid when role.md has words and kit.json, if present, is

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DeskError } from '../errors.js';
-import { isRoleName, isTemplateName } from '../template/names.js';
+import { DeskError } from '../../errors.js';
+import { isRoleName, isTemplateName } from '../../template/names.js';
 import { removeFileDurable, removeTreeDurable, TEMP_PREFIX, writeFileAtomic } from './atomic-write.js';
 import { type FsContext, fault, lstatSyncOrNull, oddType, overCap, type ReadOutcome, readCap, readNoFollow, reportOdd, safeDir, safeDirSync } from './fs-safe.js';
 import { intentMarker, parseRoleIntent, parseTemplateIntent, roleIntentFile, type RoleIntent, templateIntentFile } from './intents.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DeskError } from '../errors.js';
+import { DeskError } from '../../errors.js';
 import { type FsContext, fault, fsyncDir, lstatOrNull, mapFsError, safeDir, safeTarget } from './fs-safe.js';
 
 /**

@@ -1,13 +1,13 @@
-import { DeskError } from '../errors.js';
-import { isTemplateName } from '../template/names.js';
-import type { LibraryContext, WriteGuard } from './context.js';
-import type { FsContext } from './fs-safe.js';
-import { look } from './look.js';
-import { ifMatchPasses, sha256Hex } from './markers.js';
-import { recoverTemplate } from './recovery.js';
-import { getTemplate, listTemplates, readFacts } from './template-read.js';
-import { readKeptBase, writeTemplateAcknowledge, writeTemplateDelete, writeTemplateReset, writeTemplateSave } from './template-writes.js';
-import type { Library, TemplateDetail, TemplateFacts, WriteOptions } from './types.js';
+import { DeskError } from '../../errors.js';
+import { isTemplateName } from '../../template/names.js';
+import type { LibraryContext, WriteGuard } from '../context.js';
+import type { FsContext } from '../disk/fs-safe.js';
+import { look } from '../look.js';
+import { ifMatchPasses, sha256Hex } from '../disk/markers.js';
+import { recoverTemplate } from '../disk/recovery.js';
+import { getTemplate, listTemplates, readFacts } from './read.js';
+import { readKeptBase, writeTemplateAcknowledge, writeTemplateDelete, writeTemplateReset, writeTemplateSave } from './files.js';
+import type { Library, TemplateDetail, TemplateFacts, WriteOptions } from '../types.js';
 
 /**
  * The template half of the Library contract. Every write: name checked

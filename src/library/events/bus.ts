@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { DeskEvent, DeskEventMap, DeskEventType } from '../schema/events.js';
+import type { DeskEvent, DeskEventMap, DeskEventType } from '../../schema/events.js';
 
-export type { DeskEvent, DeskEventMap, DeskEventType } from '../schema/events.js';
+export type { DeskEvent, DeskEventMap, DeskEventType } from '../../schema/events.js';
 
 export type EventListener = (event: DeskEvent) => void;
 

@@ -1,13 +1,13 @@
-import { problem } from '../template/problems.js';
-import type { LibraryContext } from './context.js';
-import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync } from './fs-safe.js';
-import { parseRoleIntent, roleIntentFile } from './intents.js';
-import { look } from './look.js';
-import { etagOf, type Marker, parseMarker, roleRevision } from './markers.js';
-import { validateKitText, validateRoleMd } from './role-validate.js';
-import type { ShippedRole } from './shipped.js';
-import { decideState, syncState } from './state.js';
-import type { RoleEntry } from './types.js';
+import { problem } from '../../template/problems.js';
+import type { LibraryContext } from '../context.js';
+import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync } from '../disk/fs-safe.js';
+import { parseRoleIntent, roleIntentFile } from '../disk/intents.js';
+import { look } from '../look.js';
+import { etagOf, type Marker, parseMarker, roleRevision } from '../disk/markers.js';
+import { validateKitText, validateRoleMd } from './validate.js';
+import type { ShippedRole } from '../shipped.js';
+import { decideState, syncState } from '../state.js';
+import type { RoleEntry } from '../types.js';
 
 /**
  * Role entries: the same state table as templates, over role revisions

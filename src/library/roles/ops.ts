@@ -1,15 +1,15 @@
-import { DeskError } from '../errors.js';
-import { isRoleName } from '../template/names.js';
+import { DeskError } from '../../errors.js';
+import { isRoleName } from '../../template/names.js';
 import { canonicalJson, canonicalRoleMd } from './canonical.js';
-import type { LibraryContext, WriteGuard } from './context.js';
-import type { FsContext } from './fs-safe.js';
-import { etagOf, formatMarker, ifMatchPasses, roleRevision } from './markers.js';
-import { recoverRole } from './recovery.js';
-import { listRoleEntries, readRoleCopy, roleEntry } from './role-entries.js';
-import { validateKit, validateRoleMd } from './role-validate.js';
-import { writeRoleReset, writeRoleSave } from './role-writes.js';
-import { settle } from './template-ops.js';
-import type { Library, RoleEntry, WriteOptions } from './types.js';
+import type { LibraryContext, WriteGuard } from '../context.js';
+import type { FsContext } from '../disk/fs-safe.js';
+import { etagOf, formatMarker, ifMatchPasses, roleRevision } from '../disk/markers.js';
+import { recoverRole } from '../disk/recovery.js';
+import { listRoleEntries, readRoleCopy, roleEntry } from './entries.js';
+import { validateKit, validateRoleMd } from './validate.js';
+import { writeRoleReset, writeRoleSave } from './files.js';
+import { settle } from '../templates/ops.js';
+import type { Library, RoleEntry, WriteOptions } from '../types.js';
 
 /** The role half of the Library contract; same front as templates (template-ops.ts). */
 

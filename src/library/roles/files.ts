@@ -1,7 +1,7 @@
-import { removeFileDurable, removeTreeDurable, writeFileAtomic } from './atomic-write.js';
-import { type FsContext, safeDir, safeTarget } from './fs-safe.js';
-import { formatRoleIntent, type RoleIntent, roleIntentFile } from './intents.js';
-import { applyRoleSave } from './recovery.js';
+import { removeFileDurable, removeTreeDurable, writeFileAtomic } from '../disk/atomic-write.js';
+import { type FsContext, safeDir, safeTarget } from '../disk/fs-safe.js';
+import { formatRoleIntent, type RoleIntent, roleIntentFile } from '../disk/intents.js';
+import { applyRoleSave } from '../disk/recovery.js';
 
 /**
  * The file steps of role writes. A role is up to three files, so every write

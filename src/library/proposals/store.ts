@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { DeskError } from '../errors.js';
-import type { ProposalCreate, ProposalSummary } from '../schema/proposals.js';
-import { writeFileAtomic } from './atomic-write.js';
-import type { LibraryLogger } from './context.js';
-import type { FaultHook, FsContext } from './fs-safe.js';
-import { etagOf, sha256Hex } from './markers.js';
-import { FOLDER, readRecord, scanRecords } from './proposals-files.js';
-import { formatRecord, type ProposalRecord, RECORD_FILE, requestProblems, summaryOf } from './proposals-record.js';
-import { withHeaderName } from './proposals-rename.js';
-import { KeyedQueue } from './queue.js';
-import type { Library, WriteOptions } from './types.js';
+import { DeskError } from '../../errors.js';
+import type { ProposalCreate, ProposalSummary } from '../../schema/proposals.js';
+import { writeFileAtomic } from '../disk/atomic-write.js';
+import type { LibraryLogger } from '../context.js';
+import type { FaultHook, FsContext } from '../disk/fs-safe.js';
+import { etagOf, sha256Hex } from '../disk/markers.js';
+import { FOLDER, readRecord, scanRecords } from './files.js';
+import { formatRecord, type ProposalRecord, RECORD_FILE, requestProblems, summaryOf } from './record.js';
+import { withHeaderName } from './rename.js';
+import { KeyedQueue } from '../queue.js';
+import type { Library, WriteOptions } from '../types.js';
 
 export interface ProposalStoreOptions {
   library: Library;

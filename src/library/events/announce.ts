@@ -1,5 +1,5 @@
-import type { EventBus } from './events.js';
-import type { Library } from './types.js';
+import type { EventBus } from './bus.js';
+import type { Library } from '../types.js';
 
 type Writes = Pick<Library, 'saveTemplate' | 'resetTemplate' | 'acknowledgeTemplate' | 'deleteTemplate' | 'saveRole' | 'resetRole' | 'deleteRole'>;
 type Loaded = { state: string; etag: string } | undefined;
