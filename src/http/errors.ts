@@ -6,30 +6,28 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DeskError, ERROR_CODES, type ErrorCode, isDeskError } from '../errors.js';
+import type { ProblemDetails } from '../schema/errors.js';
 import { drainBody } from './drain-body.js';
 
 export const PROBLEM_JSON = 'application/problem+json';
 
-export interface ProblemDetails {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  [extra: string]: unknown;
-}
+/**
+ * A body as this service builds it: the answered shape (src/schema/errors.ts),
+ * with a code from src/errors.ts, so the log line can name it.
+ */
+export type ProblemAnswer = ProblemDetails & { code: ErrorCode };
 
 /** A stable URI per code; docs/api.md has an anchor for each. */
 export function problemType(code: ErrorCode): string {
   return `urn:desk-library:error:${code}`;
 }
 
-export function problemDetails(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}): ProblemDetails {
+export function problemDetails(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}): ProblemAnswer {
   const { status, title } = ERROR_CODES[code];
   return { ...extra, type: problemType(code), title, status, detail, code };
 }
 
-export function sendProblem(reply: FastifyReply, body: ProblemDetails): FastifyReply {
+export function sendProblem(reply: FastifyReply, body: ProblemAnswer): FastifyReply {
   return reply.code(body.status).type(PROBLEM_JSON).send(body);
 }
 
@@ -49,7 +47,7 @@ interface ValidationItem {
   params: Record<string, unknown>;
 }
 
-export function toProblem(err: unknown): ProblemDetails {
+export function toProblem(err: unknown): ProblemAnswer {
   if (isDeskError(err)) return problemDetails(err.code, err.message, err.extra);
   const fe = err as Partial<FastifyError> & { validation?: ValidationItem[]; validationContext?: string };
   if (Array.isArray(fe.validation)) return validationProblem(fe.validation, fe.validationContext ?? 'request');
@@ -95,7 +93,7 @@ function fastifyDetail(code: ErrorCode, fe: Partial<FastifyError>): string {
  * `body has unknown key 'extra'`. A name that fails its pattern is
  * `invalid_name`, whether it came in the URL or the body.
  */
-function validationProblem(items: ValidationItem[], context: string): ProblemDetails {
+function validationProblem(items: ValidationItem[], context: string): ProblemAnswer {
   const first = items[0];
   if (!first) return problemDetails('bad_request', `${context} is not valid`);
   const where = `${context}${first.instancePath}`;

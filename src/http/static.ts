@@ -1,13 +1,13 @@
 /**
- * Serves the settings page (issue 6) at `/`: the bundle `npm run build:web`
- * writes to dist/web/ (scripts/build-web.mjs). `/` is dist/web/index.html,
- * sent `no-cache` so a rebuilt page shows on the next load; everything it
- * loads is under `/assets/` with a content hash in the file name, so it is
- * cached for a year and never revalidated. The page needs nothing from
- * src/web at run time. Only named files are served, never a directory
- * listing or the TypeScript sources. Answers are gzip- or brotli-compressed
- * when the browser asks: the build's precompressed copies, else on the fly
- * (only here: the API's event stream must never be).
+ * Serves the settings page (docs/settings-page.md) at `/`: the bundle
+ * `npm run build:web` writes to dist/web/ (scripts/build-web.mjs). `/` is
+ * dist/web/index.html, sent `no-cache` so a rebuilt page shows on the next
+ * load; everything it loads is under `/assets/` with a content hash in the
+ * file name, so it is cached for a year and never revalidated. The page
+ * needs nothing from src/web at run time. Only named files are served, never
+ * a directory listing or the TypeScript sources. Answers are gzip- or
+ * brotli-compressed when the browser asks: the build's precompressed copies,
+ * else on the fly (only here: the API's event stream must never be).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';

@@ -1,9 +1,9 @@
 import { ApiError, call, enc } from './api.js';
 import { add, clear, h } from './dom.js';
 import { historySection } from './history-view.js';
-import { KNOWN_TOOLS } from './known-tools.js';
 import { canReset, stateInfo } from './states.js';
 import type { Kit, RoleAnswer } from '../schema/roles.js';
+import { TOOLS } from '../template/catalog/tools.js';
 import { badge, confirmInline, errorText, focusLost, say, showState } from './ui.js';
 
 
@@ -30,7 +30,8 @@ export async function rolePage(name: string): Promise<HTMLElement> {
     const md = h('textarea', { id: 'role-md', class: 'source prose', spellcheck: 'true', 'aria-label': `role.md of ${name}` });
     md.value = role.role_md;
     const hasKit = h('input', { type: 'checkbox', id: 'has-kit', checked: role.kit !== null });
-    const tools = [...new Set<string>([...KNOWN_TOOLS, ...(role.kit?.tools ?? [])])];
+    // the catalogue's tools, then any the kit lists that it does not: nothing in kit.json is dropped silently
+    const tools = [...new Set<string>([...Object.keys(TOOLS), ...(role.kit?.tools ?? [])])];
     const boxes = tools.map((t) => {
       const id = `tool-${t.replace(/\W/g, '-')}`;
       const cb = h('input', { type: 'checkbox', id, value: t, checked: role.kit?.tools.includes(t) ?? false, disabled: role.kit === null });

@@ -1,16 +1,11 @@
 import type { EntryState } from '../schema/state.js';
 
 /**
- * What the page says for each state: the sentence is a short form of
- * docs/api.md's States table (when and what to do), the label is the badge's short form.
- *
- * `diverged` is keyed here by its string as well as through EntryState: a
- * copy that a sync with the team's remote could not merge (the local copy
- * is kept; the remote's version is offered like a shipped change).
+ * What the page says for each state (src/schema/state.ts lists them): the
+ * sentence is a short form of docs/api.md's States table (when and what to
+ * do), the label is the badge's short form.
  */
-type Known = EntryState | 'diverged';
-
-export const STATES: Record<Known, { label: string; sentence: string }> = {
+export const STATES: Record<EntryState, { label: string; sentence: string }> = {
   shipped: { label: 'shipped', sentence: 'shipped' },
   same_as_shipped: {
     label: 'same as shipped',
@@ -34,7 +29,7 @@ export const STATES: Record<Known, { label: string; sentence: string }> = {
 };
 
 /** The filter chips' order: the states an operator acts on first, then the quiet ones. */
-export const CHIP_ORDER: readonly Known[] = [
+export const CHIP_ORDER: readonly EntryState[] = [
   'diverged',
   'shipped_changed_since',
   'stale',

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOOLS } from '../../src/template/catalog/tools.js';
 import { errorCount, lineCount, marksByLine, offsetOf, position, skeleton, sortProblems } from '../../src/web/format.js';
-import { KNOWN_TOOLS } from '../../src/web/known-tools.js';
 import { BOX, depths, layout, splitEnd } from '../../src/web/layout.js';
 import { ENTRY_STATES } from '../../src/schema/state.js';
 import { CHIP_ORDER, canReset, rowLabel, STATES } from '../../src/web/states.js';
@@ -119,8 +117,8 @@ describe('problem formatting', () => {
 describe('states', () => {
   it('says the sentence for each state', () => {
     expect(STATES.same_as_shipped.sentence).toBe('same as shipped — it only freezes the copy; reset it');
-    // every state the service answers has words, and `diverged` (a sync it could not merge) has them before the schema lists it
-    expect(new Set(Object.keys(STATES))).toEqual(new Set([...ENTRY_STATES, 'diverged']));
+    // every state the service answers has words, and only those
+    expect(new Set(Object.keys(STATES))).toEqual(new Set(ENTRY_STATES));
     expect(new Set(CHIP_ORDER)).toEqual(new Set(Object.keys(STATES)));
   });
 
@@ -136,9 +134,5 @@ describe('states', () => {
     expect(canReset('shipped', true)).toBe(false);
     expect(canReset('custom', false)).toBe(false);
     expect(canReset('read_only', true)).toBe(false);
-  });
-
-  it("lists the same tools as the service's catalogue", () => {
-    expect([...KNOWN_TOOLS].sort()).toEqual(Object.keys(TOOLS).sort());
   });
 });
