@@ -2,11 +2,14 @@
  * The card as it is answered (docs/api.md): a template's or a proposal's
  * header, its nodes with what each can touch, its cords, its problems, and a
  * diff against the template it varies. Node-free, so the page can import its
- * types; src/template/card.ts builds it.
+ * types; src/template/card.ts builds it, typed by src/template/card-types.ts.
+ * The checks at the end fail to compile when a schema here and its type there
+ * stop saying the same thing.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import type * as Made from '../template/card-types.js';
 import { ProblemSchema } from '../template/problems.js';
-import { TemplateDiffSchema } from './diff.js';
+import { type Agrees, type SameType, TemplateDiffSchema } from './diff.js';
 
 const Str = Type.Union([Type.String(), Type.Null()]);
 
@@ -105,3 +108,10 @@ export const CardSchema = Type.Object(
   { $id: 'Card', additionalProperties: false },
 );
 export type Card = Static<typeof CardSchema>;
+
+type _CardNode = Agrees<SameType<CardNode, Made.CardNode>>;
+type _CardLoop = Agrees<SameType<Static<typeof CardLoopSchema>, Made.CardLoop>>;
+type _CardHeader = Agrees<SameType<Static<typeof CardHeaderSchema>, Made.CardHeader>>;
+type _Card = Agrees<SameType<Omit<Card, 'problems'>, Omit<Made.Card, 'problems'>>>;
+// the card's problem codes are the catalogue's (src/template/problems.ts); the answer says string
+type _CardProblem = Agrees<SameType<Card['problems'][number], Omit<Made.Card['problems'][number], 'code'> & { code: string }>>;

@@ -1,9 +1,12 @@
 /**
  * The diff of two templates as it is answered (docs/api.md, diff): a unified
  * text diff and a graph diff. Node-free, so the page can import its types;
- * src/template/diff.ts computes it.
+ * src/template/diff.ts computes it, typed by src/template/diff-types.ts. The
+ * checks at the end fail to compile when a schema here and its type there
+ * stop saying the same thing.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import type * as Made from '../template/diff-types.js';
 
 const Value = Type.Unknown({ description: 'the value as read; null when absent' });
 
@@ -67,3 +70,29 @@ export const TemplateDiffSchema = Type.Object(
   { $id: 'TemplateDiff', additionalProperties: false },
 );
 export type TemplateDiff = Static<typeof TemplateDiffSchema>;
+
+/**
+ * True when A and B are the same type: each assignable to the other, and,
+ * through objects and arrays, no property optional in one and absent from
+ * the other (mutual assignability alone lets `{ a?: string }` and `{}` pass).
+ * src/schema/card.ts uses it too.
+ */
+export type SameType<A, B> = [A] extends [B] ? ([B] extends [A] ? SameShape<NonNullable<A>, NonNullable<B>> : false) : false;
+type SameShape<A, B> = [A] extends [readonly (infer E)[]]
+  ? [B] extends [readonly (infer F)[]]
+    ? SameType<E, F>
+    : false
+  : [A] extends [object]
+    ? [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never]
+      ? { [K in keyof A & keyof B]-?: SameType<A[K], B[K]> }[keyof A & keyof B] extends true
+        ? true
+        : false
+      : false
+    : true;
+/** Compiles only when its argument is `true`. */
+export type Agrees<T extends true> = T;
+
+type _FieldChange = Agrees<SameType<FieldChange, Made.FieldChange>>;
+type _GraphDiff = Agrees<SameType<GraphDiff, Made.GraphDiff>>;
+type _AgainstKind = Agrees<SameType<AgainstKind, Made.AgainstKind>>;
+type _TemplateDiff = Agrees<SameType<TemplateDiff, Made.TemplateDiff>>;

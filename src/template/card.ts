@@ -4,15 +4,13 @@
  * touch, its cords, its problems, and a diff against the template it varies.
  * Format layer: pure, no I/O; the caller picks what to diff against.
  */
-import type { Card as CardAnswer, CardNode } from '../schema/card.js';
-import type { AgainstKind, TemplateDiff } from '../schema/diff.js';
+import type { Card, CardHeader, CardNode } from './card-types.js';
 import { diffTemplates } from './diff.js';
+import type { AgainstKind, TemplateDiff } from './diff-types.js';
 import { type Catalogue, type HeaderModel, inputRuns, type NodeModel } from './model.js';
-import type { Problem } from './problems.js';
-import { validateTemplate } from './validate.js';
+import { type Validator, validateTemplate } from './validate.js';
 
-/** The card as answered (src/schema/card.ts), its problem codes narrowed to the catalogue. */
-export type Card = Omit<CardAnswer, 'problems'> & { problems: Problem[] };
+export type { Card } from './card-types.js';
 
 export interface CardArguments {
   /** the name the template must carry */
@@ -33,8 +31,8 @@ export function buildCard(
   args: CardArguments,
   catalogue: Catalogue,
   against: CardAgainst | null = null,
-  /** the validator; a caller that keeps validations (src/http/answers.ts) passes a memoised one. Default: validateTemplate */
-  validate: typeof validateTemplate = validateTemplate,
+  /** the validator; a caller that keeps validations (src/library/templates/read.ts) passes a memoised one. Default: validateTemplate */
+  validate: Validator = validateTemplate,
 ): Card {
   const { template, problems, valid } = validate(source, { name: args.name, catalogue });
   const header = cardHeader(template?.header, template?.ticket ?? false);
@@ -65,7 +63,7 @@ export function buildCard(
   };
 }
 
-function cardHeader(h: HeaderModel | undefined, ticket: boolean): Card['header'] {
+function cardHeader(h: HeaderModel | undefined, ticket: boolean): CardHeader {
   return {
     name: h?.name ?? null,
     purpose: h?.purpose ?? null,

@@ -6,9 +6,9 @@
  * still diffs as far as it can be read.
  */
 import { createTwoFilesPatch } from 'diff';
-import type { FieldChange, GraphDiff } from '../schema/diff.js';
+import type { FieldChange, GraphDiff } from './diff-types.js';
 import type { Catalogue, NodeModel, TemplateModel } from './model.js';
-import { validateTemplate } from './validate.js';
+import { type Validator, validateTemplate } from './validate.js';
 
 export interface DiffSide {
   name: string;
@@ -28,8 +28,8 @@ export function diffTemplates(
   a: DiffSide,
   b: DiffSide,
   catalogue: Catalogue,
-  /** the validator; a caller that keeps validations (src/http/answers.ts) passes a memoised one. Default: validateTemplate */
-  validate: typeof validateTemplate = validateTemplate,
+  /** the validator; a caller that keeps validations (src/library/templates/read.ts) passes a memoised one. Default: validateTemplate */
+  validate: Validator = validateTemplate,
 ): { identical: boolean; unified: string | null; too_different: boolean; graph: GraphDiff } {
   const identical = a.source === b.source;
   const unified = identical

@@ -4,7 +4,8 @@
  * later in graph.ts from what this returns.
  */
 import { isSeq } from 'yaml';
-import { type Catalogue, type HeaderModel, type InputDecl, INPUT_RUNS, type InputRuns, type InputType } from './model.js';
+import type { CatalogueLookups } from './lookups.js';
+import { type HeaderModel, type InputDecl, INPUT_RUNS, type InputRuns, type InputType } from './model.js';
 import { isReservedTemplateName } from './names.js';
 import { HeaderSchema, INPUT_TYPES, InputSchema, PATTERNS, RoleSlotSchema } from './schema.js';
 import { type Entries, type Path, type Walk, type YNode, checkMap, patternRegExp, str, typeOf } from './walk.js';
@@ -28,7 +29,7 @@ export interface HeaderRead {
 
 const P = ['template'] as const;
 
-export function readHeader(w: Walk, node: YNode, name: string | undefined, catalogue: Catalogue): HeaderRead {
+export function readHeader(w: Walk, node: YNode, name: string | undefined, lookups: CatalogueLookups): HeaderRead {
   const model: HeaderModel = { inputs: [], roles: [], writes: false, closes_ticket: false };
   const out: HeaderRead = { model, entries: null, roles: [] };
   // Absent or empty: the document's check has reported key.missing already.
@@ -80,7 +81,7 @@ export function readHeader(w: Walk, node: YNode, name: string | undefined, catal
     model.base = base;
     if (!patternRegExp(PATTERNS.templateName).test(base)) {
       w.report('base.pattern', `the header's \`base\` '${base}' is not a template name; use lowercase letters, digits and dashes`, [...P, 'base'], baseNode);
-    } else if (!catalogue.templates.has(base)) {
+    } else if (!lookups.hasTemplate(base)) {
       w.report('base.unknown', `the header's \`base\` names '${base}', which is not a template in the library; fix the name or remove \`base\``, [...P, 'base'], baseNode);
     }
   }

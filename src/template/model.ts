@@ -103,7 +103,11 @@ export interface LoopModel {
   bounded: boolean;
 }
 
-/** What the validator checks names against (it does no I/O, so callers gather names first). */
+/**
+ * What the validator checks names against (it does no I/O, so callers gather
+ * names first). It is asked only through CatalogueLookups (lookups.ts), so a
+ * validation's `refs` say every name it depended on.
+ */
 export interface Catalogue {
   /** role names the library knows: built-in and the operator's */
   roles: ReadonlySet<string>;
@@ -114,8 +118,8 @@ export interface Catalogue {
    * absent). What a kit grants, a node playing the role can touch: the card
    * shows it and the ticket-mutation rule counts it. Optional so a caller
    * that knows no kits (a test, a bare CLI check) still validates; without
-   * it a kit grants nothing. Only `get` is asked, so the library can record
-   * the questions as it does for the sets (src/library/validation-memo.ts).
+   * it a kit grants nothing. Only `get` is asked; the validator asks every
+   * question through lookups.ts, which writes down what it was told.
    */
   kits?: Pick<ReadonlyMap<string, readonly string[]>, 'get'>;
 }

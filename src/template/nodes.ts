@@ -5,7 +5,8 @@
 import { isMap, isScalar, isSeq, type Node, type Pair } from 'yaml';
 import { BUILTINS, isBuiltin } from './catalog/builtins.js';
 import { PROFILES, isProfile } from './catalog/profiles.js';
-import type { Catalogue, NodeModel } from './model.js';
+import type { CatalogueLookups } from './lookups.js';
+import type { NodeModel } from './model.js';
 import { LIMITS } from './read.js';
 import { BUILTIN_NODE_SCHEMAS, ModelNodeSchema, PATTERNS, ToolNodeSchema } from './schema.js';
 import { type Path, type Walk, type YNode, checkMap, patternRegExp, str, typeOf } from './walk.js';
@@ -33,7 +34,7 @@ export interface NodesRead {
  */
 export const PLACEHOLDER = /\{\{\s*inputs\.([^{}]*?)\s*\}\}/g;
 
-export function readNodes(w: Walk, node: YNode, inputs: ReadonlySet<string>, catalogue: Catalogue): NodesRead {
+export function readNodes(w: Walk, node: YNode, inputs: ReadonlySet<string>, lookups: CatalogueLookups): NodesRead {
   const out: NodesRead = { nodes: [], byId: new Map(), overCap: false };
   if (!isMap(node)) return out;
   if (node.items.length > LIMITS.nodes) {
@@ -58,12 +59,12 @@ export function readNodes(w: Walk, node: YNode, inputs: ReadonlySet<string>, cat
     if (line !== undefined) read.model.line = line;
     out.byId.set(id, read);
     out.nodes.push(read);
-    readNode(w, w.resolve(pair.value), read, inputs, catalogue);
+    readNode(w, w.resolve(pair.value), read, inputs, lookups);
   }
   return out;
 }
 
-function readNode(w: Walk, value: YNode, read: NodeRead, inputs: ReadonlySet<string>, catalogue: Catalogue): void {
+function readNode(w: Walk, value: YNode, read: NodeRead, inputs: ReadonlySet<string>, lookups: CatalogueLookups): void {
   const { id } = read.model;
   const what = `node '${id}'`;
   if (!isMap(value)) {
@@ -81,7 +82,7 @@ function readNode(w: Walk, value: YNode, read: NodeRead, inputs: ReadonlySet<str
     return;
   }
   read.model.type = type;
-  if (type === 'model') readModel(w, value, read, inputs, catalogue);
+  if (type === 'model') readModel(w, value, read, inputs, lookups);
   else if (type === 'builtin') readBuiltin(w, value, read, inputs);
   else if (type === 'tool') readTool(w, value, read);
   else if (type === 'subpatch') {
@@ -91,7 +92,7 @@ function readNode(w: Walk, value: YNode, read: NodeRead, inputs: ReadonlySet<str
   }
 }
 
-function readModel(w: Walk, map: YNode, read: NodeRead, inputs: ReadonlySet<string>, catalogue: Catalogue): void {
+function readModel(w: Walk, map: YNode, read: NodeRead, inputs: ReadonlySet<string>, lookups: CatalogueLookups): void {
   const { id } = read.model;
   const what = `node '${id}'`;
   const e = checkMap(w, map, ModelNodeSchema, read.path, { what, valueCodes: { type: null, role: null, profile: 'model.profile_unknown' } });
@@ -105,7 +106,7 @@ function readModel(w: Walk, map: YNode, read: NodeRead, inputs: ReadonlySet<stri
   const role = str(roleNode);
   if (role !== undefined) {
     m.role = role;
-    if (!catalogue.roles.has(role)) w.report('model.role_unknown', `${what} has role '${role}', which the library does not know; use a known role or add it to the library`, [...read.path, 'role'], roleNode);
+    if (!lookups.hasRole(role)) w.report('model.role_unknown', `${what} has role '${role}', which the library does not know; use a known role or add it to the library`, [...read.path, 'role'], roleNode);
   }
   const profile = str(e.values.get('profile'));
   if (profile !== undefined) {
@@ -114,7 +115,7 @@ function readModel(w: Walk, map: YNode, read: NodeRead, inputs: ReadonlySet<stri
   }
   // What the role's kit grants the node can touch too: a read_only node whose
   // role's kit lists tickets.update can still change tickets.
-  const kit = role !== undefined ? catalogue.kits?.get(role) : undefined;
+  const kit = role !== undefined ? lookups.kit(role) : undefined;
   if (kit?.length) {
     m.kit = [...kit];
     for (const tool of kit) if (!m.touches.includes(tool)) m.touches.push(tool);

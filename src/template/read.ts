@@ -152,14 +152,20 @@ const host = (globalThis as { process?: { env: object } }).process;
 const NO_ENV = Object.freeze({});
 
 /**
- * In Node, yaml's Parser reads `process.env.LOG_TOKENS` (a debugging
- * switch) for every token it is fed, and every read of `process.env` asks
- * the operating system's environment: that was a third of the validator's
- * time on the service (the first list of 1,000 templates after a start:
- * 4.1 → 2.8 s). Reading is synchronous, so process.env is an empty object
- * only while a source is read and is restored before anything else runs,
- * as with the stack traces in compose() below. yaml's own debug logs
- * (LOG_TOKENS, LOG_STREAM) are therefore off inside the validator.
+ * In Node, yaml's Parser and Composer read `process.env.LOG_TOKENS` and
+ * `LOG_STREAM` (debugging switches) for every token they are fed, and every
+ * read of `process.env` asks the operating system's environment. yaml (2.9)
+ * has no option to skip those reads, and its build that does not make them
+ * (browser/) is out of reach in Node: its exports map gives the `node`
+ * condition the dist/ build and exports no path into browser/. Measured:
+ * Parser and Composer over a shipped template take 30-40% longer with the
+ * real environment (quick-fix.yaml 2.1 vs 1.5 ms, batch.yaml 6.4 vs
+ * 4.9 ms); on the service that was a third of the validator's time (the
+ * first list of 1,000 templates after a start: 4.1 → 2.8 s). Reading is
+ * synchronous, so process.env is an empty object only while a source is
+ * read and is restored before anything else runs, as with the stack traces
+ * in compose() below. yaml's own debug logs are therefore off inside the
+ * validator. This is the one place process.env is swapped.
  */
 function withoutEnvReads<T>(f: () => T): T {
   if (!host) return f();

@@ -10,6 +10,7 @@ import { readCords } from './cords.js';
 import { checkGraph } from './graph.js';
 import { checkLoops } from './loops.js';
 import { readHeader } from './header.js';
+import { CatalogueLookups, type CatalogueRefs, emptyRefs } from './lookups.js';
 import { readNodes } from './nodes.js';
 import { MAX_PROBLEMS_PER_CODE } from './problem-collector.js';
 import { hasErrors, type Problem, type ProblemCode, problem } from './problems.js';
@@ -20,7 +21,7 @@ import { Walk, checkMap, typeOf } from './walk.js';
 export interface ValidateOptions {
   /** the name the template must carry (file name, URL name or proposal name); unchecked when absent */
   name?: string;
-  /** the roles and templates the library holds */
+  /** the roles, templates and kits the library holds; asked only through CatalogueLookups */
   catalogue: Catalogue;
 }
 
@@ -31,7 +32,20 @@ export interface Validation {
   problems: Problem[];
   /** no problem of severity error */
   valid: boolean;
+  /**
+   * What the validation asked the catalogue and what it was told
+   * (lookups.ts). Besides the source and the name, these answers are all it
+   * depends on: under a catalogue that answers them the same, validating
+   * again gives the same result.
+   */
+  refs: CatalogueRefs;
 }
+
+/**
+ * What buildCard and diffTemplates need of a validator: a stand-in (a memo,
+ * a validation kept by the caller) answers these without the refs.
+ */
+export type Validator = (source: string, options: ValidateOptions) => Pick<Validation, 'template' | 'problems' | 'valid'>;
 
 /** The one validator: pure, no I/O, never throws. */
 export function validateTemplate(source: string, options: ValidateOptions): Validation {
@@ -39,16 +53,18 @@ export function validateTemplate(source: string, options: ValidateOptions): Vali
   try {
     read = readSource(source);
   } catch (e) {
-    return failed([], e);
+    return failed([], e, emptyRefs());
   }
-  if (!read.doc) return { template: null, problems: read.problems, valid: !hasErrors(read.problems) };
+  if (!read.doc) return { template: null, problems: read.problems, valid: !hasErrors(read.problems), refs: emptyRefs() };
+  const lookups = new CatalogueLookups(options.catalogue);
   try {
     const walk = new Walk(read.doc, read.lineCounter, read.aliasTargets);
-    const template = walkDocument(walk, options);
+    const template = walkDocument(walk, options, lookups);
     const problems = capPerCode(sortBySource([...read.problems, ...walk.pending.map((p) => p.problem)]));
-    return { template, problems, valid: !hasErrors(problems) };
+    return { template, problems, valid: !hasErrors(problems), refs: lookups.refs };
   } catch (e) {
-    return failed(read.problems, e);
+    // the walk is pure, so the same answers lead it to the same throw: the refs so far still hold
+    return failed(read.problems, e, lookups.refs);
   }
 }
 
@@ -57,14 +73,17 @@ export function validateTemplate(source: string, options: ValidateOptions): Vali
  * not reach the caller (docs/format.md, Reading), and it must not pass a template, so it becomes an
  * error. The property tests in test/validate-property.test.ts fail on it.
  */
-function failed(problems: Problem[], e: unknown): Validation {
+function failed(problems: Problem[], e: unknown, refs: CatalogueRefs): Validation {
   const detail = e instanceof Error ? e.message : String(e);
   const all = [...problems, problem('yaml.syntax', `the validator failed on this source (${detail}); please report it with the file`, '')];
-  return { template: null, problems: all, valid: false };
+  return { template: null, problems: all, valid: false, refs };
 }
 
-/** The walk itself, exported for tests that must see a thrown bug rather than its problem. */
-export function walkDocument(w: Walk, options: ValidateOptions): TemplateModel {
+/**
+ * The walk itself, exported for tests that must see a thrown bug rather than
+ * its problem. It sees the catalogue only through `lookups`.
+ */
+export function walkDocument(w: Walk, options: ValidateOptions, lookups = new CatalogueLookups(options.catalogue)): TemplateModel {
   const root = w.resolve(w.doc.contents);
   // An empty document has no node to point at; its start is offset 0.
   const e = checkMap(w, root ?? 0, TemplateSchema, [], { what: 'the document', valueCodes: { version: null } });
@@ -75,7 +94,7 @@ export function walkDocument(w: Walk, options: ValidateOptions): TemplateModel {
     else w.report('key.missing', `the document has no \`${key}\`; add \`${key}: ${SUPPORTED_VERSION}\``, [key], e?.map);
   }
 
-  const header = readHeader(w, v?.get('template'), options.name, options.catalogue);
+  const header = readHeader(w, v?.get('template'), options.name, lookups);
   const template: TemplateModel = { header: header.model, nodes: [], cords: [], ticket: false, loops: [] };
 
   const versionNode = v?.get('version');
@@ -87,7 +106,7 @@ export function walkDocument(w: Walk, options: ValidateOptions): TemplateModel {
 
   const nodesNode = v?.get('nodes');
   const inputs = new Set(header.model.inputs.map((i) => i.name).filter((n) => n !== ''));
-  const nodes = readNodes(w, nodesNode, inputs, options.catalogue);
+  const nodes = readNodes(w, nodesNode, inputs, lookups);
   if (nodesNode && nodes.nodes.length === 0 && typeOf(nodesNode) === 'object') {
     w.report('patch.no_nodes', '`nodes` is empty; add at least one node', ['nodes'], nodesNode);
   }

@@ -1,7 +1,7 @@
 import { buildCard, type Card, type CardAgainst } from '../../template/card.js';
 import { isTemplateName } from '../../template/names.js';
 import { LIMITS } from '../../template/read.js';
-import { validateTemplate } from '../../template/validate.js';
+import { type Validator, validateTemplate } from '../../template/validate.js';
 import type { Library } from '../types.js';
 
 /** What a proposed template is: the name it would be saved under, why, and its text. */
@@ -34,7 +34,7 @@ export async function proposalCard(library: Library, { name, purpose, source }: 
   // `name.mismatch`), and the template diffed against is the library's, whose kept typed view
   // is all the diff reads. At the size cap a validation costs tens of ms; the card asked four.
   const kept = varied ?? same;
-  const validate: typeof validateTemplate = (src, o) => {
+  const validate: Validator = (src, o) => {
     if (kept && src === kept.source && src !== source) return { template: kept.model, problems: kept.problems, valid: kept.valid };
     if (src !== source || o.catalogue !== catalogue) return validateTemplate(src, o);
     if (o.name === name) return own;
