@@ -104,10 +104,9 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     app.addHook('onClose', async () => opened.close());
   }
 
-  // the app's library syncs with the remote from when the app is ready until it closes (before the library does)
-  // merge commits carry the same author as the library's own commits (DESK_AUTHOR)
-  const author = options.libraryOptions?.history?.author;
-  const syncOptions = options.sync && { ...(author ? { author } : {}), ...options.sync, logger: app.log.child({ component: 'sync' }) };
+  // the app's library syncs with the remote from when the app is ready until it closes (before the library does);
+  // a round's commit is queued by the library's history, so it carries the library's author (DESK_AUTHOR)
+  const syncOptions = options.sync && { ...options.sync, logger: app.log.child({ component: 'sync' }) };
   const sync = syncOptions && library.root ? new LibrarySync(library, syncOptions) : null;
   if (sync) {
     app.addHook('onReady', async () => sync.start());

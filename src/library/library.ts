@@ -5,21 +5,22 @@ import { validateTemplate } from '../template/validate.js';
 import type { LibraryContext, LibraryLogger, WriteGuard } from './context.js';
 import { EntryCache } from './templates/entry-cache.js';
 import { EventBus } from './events/bus.js';
-import { announceWrites } from './events/announce.js';
 import { disabledHistory } from './history/disabled.js';
-import { RecordingQueue, recordWrites } from './history/hook.js';
 import { type HistoryOptions, openHistory, type Opened } from './history/open.js';
-import { resolveOnWrite, syncFiles } from './history/sync-files.js';
+import { noRecorder } from './history/recorder.js';
+import { syncFiles } from './history/sync-files.js';
 import { type FaultHook, type FsContext, type OddFile, rootUnwritable } from './disk/fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
 import { recoverRoot } from './disk/recovery.js';
 import { acquireRootLock } from './disk/root-lock.js';
 import { checkShipped, loadShipped } from './shipped.js';
-import { roleDelete } from './roles/delete.js';
-import { roleOps } from './roles/ops.js';
-import { templateOps } from './templates/ops.js';
+import { look } from './look.js';
+import { listRoleEntries, roleEntry } from './roles/entries.js';
+import { getTemplate, listTemplates } from './templates/read.js';
 import type { Library } from './types.js';
 import { ValidationMemo } from './templates/validation-memo.js';
+import { checkRoleName, checkTemplateName, keptBase, libraryWrites } from './writes.js';
+import { KeyedQueue } from './queue.js';
 
 export interface LibraryOptions {
   /** The operator's folder; created when missing. Default: none — null means shipped only, and every write is refused. */
@@ -94,7 +95,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
       opened = await openHistory(fs, lock.holder, logger, options.history).catch((e: unknown) => {
         const why = `history is off: ${(e as Error).message}`;
         logger.error({ err: (e as Error).message, history: false }, why);
-        return { history: disabledHistory(why), hooks: null, close: async () => {} };
+        return { history: disabledHistory(why), recorder: null, close: async () => {} };
       });
     }
   }
@@ -109,7 +110,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     logger,
     diverged: { templates: new Set(), roles: new Set() },
   };
-  const queue = new RecordingQueue(opened?.hooks ?? null);
+  const queue = new KeyedQueue();
   let closed = false;
   const guard: WriteGuard = {
     queue,
@@ -121,13 +122,27 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     },
   };
   const events = new EventBus();
-  const files = syncFiles(ctx, guard);
+  const recorder = opened?.recorder ?? noRecorder;
+  const files = syncFiles(ctx, guard, recorder);
   return {
     root: fs?.root ?? null,
     events,
     history: opened?.history ?? disabledHistory(fs === null ? 'the library has no root' : 'the library root is read-only'),
     syncFiles: files,
-    ...announceWrites(recordWrites(resolveOnWrite({ ...templateOps(ctx, guard), ...roleOps(ctx, guard), ...roleDelete(ctx, guard) }, ctx, files)), events),
+    // reads look at the disk afresh at every call (docs/api.md); writes are writes.ts, one function each
+    catalogue: async () => look(ctx).catalogue,
+    listTemplates: () => listTemplates(ctx),
+    async getTemplate(name, opts) {
+      checkTemplateName(name);
+      return getTemplate(ctx, name, opts?.card);
+    },
+    keptBase: (name) => keptBase(ctx, name),
+    listRoles: async () => listRoleEntries(ctx),
+    async getRole(name) {
+      checkRoleName(name);
+      return roleEntry(ctx, name);
+    },
+    ...libraryWrites({ ctx, guard, recorder, events, settleDiverged: (kind, name) => files.resolved(kind, name) }),
     async close() {
       closed = true;
       await queue.idle();

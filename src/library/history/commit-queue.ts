@@ -34,13 +34,20 @@ import type { RecentVersion } from './types.js';
 
 export interface Job {
   snapshot: Snapshot;
-  /** resolved once the write has answered (its state is in the subject); the journal holds a fallback */
-  message: Promise<string> | string;
+  message: string;
   who: string | null;
   /** the write's time (ms): the commit's author date */
   at: number;
   /** the journal file that keeps this job across a crash, or null */
   journal: string | null;
+  /**
+   * A sync round's commit (history/sync-round.ts): `remote` becomes its
+   * second parent; with `fastForward`, HEAD moves to `remote` instead, as
+   * long as HEAD is still `head` when the job's turn comes. A merge is a
+   * commit even when it changes no file: it records that the remote's
+   * history is merged.
+   */
+  merge?: { remote: string; head: string | null; fastForward: boolean };
 }
 
 const RETRY_FIRST_MS = 500;
@@ -67,7 +74,7 @@ export class CommitQueue {
   /** the tracked paths HEAD holds → blob id */
   private committed = new Map<string, string>();
   private head: string | null = null;
-  /** HEAD or the tracked paths may have moved under us (a failure, an exclusive task): read them again first */
+  /** HEAD or the tracked paths may have moved under us (a failure, a fast-forward): read them again first */
   private stale = true;
   private running: Promise<void> | null = null;
   private retry: NodeJS.Timeout | null = null;
@@ -75,7 +82,7 @@ export class CommitQueue {
   private landed = 0;
   private closed = false;
   private readonly listeners = new Set<(v: RecentVersion) => void>();
-  /** one git writer at a time: a job, or an exclusive task */
+  /** one git writer at a time */
   private mutex: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly o: CommitQueueOptions) {}
@@ -105,18 +112,6 @@ export class CommitQueue {
     return this.jobs.length;
   }
 
-  exclusive<T>(task: () => Promise<T>): Promise<T> {
-    return this.locked(async () => {
-      try {
-        return await task();
-      } finally {
-        this.stale = true;
-        // the task may have moved HEAD (a sync's merge, built in an index of its own): the index follows, so git status stays clean
-        await this.o.git.run(['reset', '-q', 'HEAD', '--', '.gitignore', 'templates', 'roles', 'proposals']).catch(() => {});
-      }
-    });
-  }
-
   /** Stops retrying; what is still queued stays in the journal for the next start. */
   close(): void {
     this.closed = true;
@@ -141,9 +136,11 @@ export class CommitQueue {
     while (this.jobs.length && !this.closed) {
       // a moment for the writes of a burst to join one batch: fewer git processes beside the saves
       await new Promise((r) => setTimeout(r, LINGER_MS));
-      const batch = this.jobs.slice(0, BATCH_MAX);
+      // a fast-forward is no fast-import commit: it is taken alone, and the jobs before it land first
+      const ff = this.jobs.findIndex((j) => j.merge?.fastForward);
+      const batch = this.jobs.slice(0, ff === 0 ? 1 : Math.min(BATCH_MAX, ff < 0 ? BATCH_MAX : ff));
       try {
-        await this.locked(() => this.land(batch));
+        await this.locked(() => (batch[0]!.merge?.fastForward ? this.fastForward(batch[0]!) : this.land(batch)));
       } catch (e) {
         this.stale = true;
         this.o.logger.error({ err: (e as Error).message, retry_ms: this.delay, queued: this.jobs.length }, 'history: a commit failed; the write stands and the commit is retried');
@@ -160,6 +157,25 @@ export class CommitQueue {
       for (const job of batch) if (job.journal) this.o.journal.done(job.journal);
       this.o.journal.landed();
     }
+  }
+
+  /**
+   * A round's fast-forward: HEAD moves to the remote's head, whose files the
+   * round wrote. Only from the HEAD the round merged from — a commit landed
+   * since (another name's save) makes it a merge commit after all — and by
+   * git's lockfile, from the HEAD as read, like every move here.
+   */
+  private async fastForward(job: Job): Promise<void> {
+    const { git, format } = this.o;
+    await this.refresh();
+    const m = job.merge!;
+    if (this.head !== m.head) return this.land([{ ...job, merge: { ...m, fastForward: false } }]);
+    await this.fault('update-ref');
+    await git.ok(['update-ref', '-m', 'desk sync', 'HEAD', m.remote, this.head ?? '0'.repeat(format === 'sha1' ? 40 : 64)], { background: true });
+    this.stale = true;
+    // the index follows HEAD, so a plain `git status` in the root shows no phantom changes
+    await git.run(['read-tree', 'HEAD'], { background: true });
+    await this.refresh();
   }
 
   private async refresh(): Promise<void> {
@@ -196,9 +212,9 @@ export class CommitQueue {
     const made: { mark: number; job: Job; message: string; paths: string[] }[] = [];
     const touched = new Map<string, string | null>();
     for (const job of batch) {
-      const message = await job.message;
+      const message = job.message;
       const changed = [...job.snapshot].filter(([p, b]) => (b === null ? state.has(p) : state.get(p) !== blobId(b, format)));
-      if (!changed.length) continue;
+      if (!changed.length && !job.merge) continue;
       const mark = made.length + 1;
       const at = Math.floor(job.at / 1000);
       const body = job.who ? `${message}\n\nWho: ${job.who.replace(/[\r\n]/g, ' ')}\n` : `${message}\n`;
@@ -206,6 +222,7 @@ export class CommitQueue {
       // the first commit of the batch grows from HEAD (none in a new repository), each next from the one before
       if (mark > 1) parts.push(`from :${mark - 1}\n`);
       else if (this.head) parts.push(`from ${this.head}\n`);
+      if (job.merge) parts.push(`merge ${job.merge.remote}\n`);
       for (const [p, b] of changed) {
         if (b === null) {
           parts.push(`D ${p}\n`);

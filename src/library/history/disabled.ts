@@ -19,7 +19,6 @@ export function disabledHistory(why: string): History {
     async recent() {
       return [];
     },
-    exclusive: (task) => task(),
     onCommit: () => () => {},
   };
 }

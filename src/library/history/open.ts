@@ -7,9 +7,9 @@ import { LOCK_FILE } from '../disk/root-lock.js';
 import { CommitQueue, type Job } from './commit-queue.js';
 import { disabledHistory } from './disabled.js';
 import { GitMissingError, gitAt } from './git.js';
-import type { SlotHooks, WriteContext } from './hook.js';
 import { fromEntry, Journal, toEntry } from './journal.js';
 import * as read from './read.js';
+import type { Recorder, RoundRecord } from './recorder.js';
 import { ensureIgnore, gitDirKind, initRepo, recoverLocks, reportLocks } from './repo.js';
 import { blobId, keyOf, type NameKey, type ObjectFormat, readAll, readName, readPaths, type Snapshot } from './snapshot.js';
 import type { History } from './types.js';
@@ -34,12 +34,12 @@ export function parseAuthor(s: string): { name: string; email: string } | null {
 
 export interface Opened {
   history: History;
-  /** the slot hooks for the library's queue, or null when history is off */
-  hooks: SlotHooks | null;
+  /** what the library's writes tell history, or null when history is off */
+  recorder: Recorder | null;
   close(): Promise<void>;
 }
 
-const off = (why: string): Opened => ({ history: disabledHistory(why), hooks: null, close: async () => {} });
+const off = (why: string): Opened => ({ history: disabledHistory(why), recorder: null, close: async () => {} });
 
 /** True when `<root>/.desk-library.lock` names this process as its holder. */
 async function lockIsOurs(root: string, holder: LockHolder): Promise<boolean> {
@@ -133,7 +133,20 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
 
   const label = (key: NameKey) => (key.startsWith('role:') ? `role ${key.slice(5)}` : key.slice(9));
   const differs = (p: string, b: Buffer | null) => (b === null ? (expected.get(p) ?? null) !== null : expected.get(p) !== blobId(b, format));
-  // History never fails a write: a hook that throws (its reads report odd files, they do not throw) costs that commit only
+  /**
+   * The sync round under way, if any: a job touching a path it has written
+   * waits behind the round's own commit, so history keeps the order in
+   * which the writes of that path happened (recorder.ts).
+   */
+  let round: { paths: Set<string>; snapshot: Snapshot; behind: Job[] } | null = null;
+  const queued = (snapshot: Snapshot, message: string, who: string | null, keep: boolean) => {
+    const at = Date.now();
+    for (const [p, b] of snapshot) expected.set(p, b === null ? null : blobId(b, format));
+    const job: Job = { snapshot, message, who, at, journal: keep ? journal.write(toEntry(snapshot, message, who, at)) : null };
+    if (round && [...snapshot.keys()].some((p) => round!.paths.has(p))) round.behind.push(job);
+    else queue.enqueue(job);
+  };
+  // History never fails a write: a step that throws (its reads report odd files, they do not throw) costs that commit only
   const guarded =
     <A extends unknown[]>(f: (...a: A) => void) =>
     (...a: A) => {
@@ -143,60 +156,52 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
         logger.error({ err: (e as Error).message }, 'history: a write could not be queued for its commit');
       }
     };
-  const hooks: SlotHooks = {
-    before(key) {
-      const snap = readName(fs, key);
-      const found: Snapshot = new Map([...snap].filter(([p, b]) => differs(p, b)));
-      if (found.size) enqueue(found, `found on disk: ${label(key)}`, null, Date.now(), true);
-    },
-    after(key, ctx: WriteContext | undefined) {
-      // a write of the library's own API carries its context (hook.ts); one without is a sync's merge,
-      // which commits its files itself (exclusive) — expectations follow HEAD once it has
-      if (!ctx) return;
-      const snap = readName(fs, key);
-      const at = Date.now();
-      const fallback = ctx.fallback;
-      for (const [p, b] of snap) expected.set(p, b === null ? null : blobId(b, format));
-      const file = journal.write(toEntry(snap, fallback, ctx.who, at));
-      queue.enqueue({ snapshot: snap, message: ctx.message, who: ctx.who, at, journal: file });
+  const recorder: Recorder = {
+    found: guarded((key: NameKey) => {
+      const found: Snapshot = new Map([...readName(fs, key)].filter(([p, b]) => differs(p, b)));
+      if (found.size) queued(found, `found on disk: ${label(key)}`, null, true);
+    }),
+    record: guarded((key: NameKey, message: string, who: string | null) => queued(readName(fs, key), message, who, true)),
+    recordPaths: guarded((paths: readonly string[], message: string, who: string | null) => queued(readPaths(fs, paths.filter(read.validPath)), message, who, true)),
+    round(): RoundRecord {
+      const r = { paths: new Set<string>(), snapshot: new Map() as Snapshot, behind: [] as Job[] };
+      round = r;
+      const add = guarded((snap: Snapshot) => {
+        for (const [p, b] of snap) {
+          r.paths.add(p);
+          r.snapshot.set(p, b);
+          expected.set(p, b === null ? null : blobId(b, format));
+        }
+      });
+      const end = (job: Job | null) => {
+        if (round === r) round = null;
+        if (job) queue.enqueue(job);
+        for (const j of r.behind) queue.enqueue(j);
+      };
+      return {
+        step: (key) => add(readName(fs, key)),
+        stepPath: (path) => add(readPaths(fs, [path])),
+        finish: ({ message, remote, head, fastForward }) => end({ snapshot: r.snapshot, message, who: null, at: Date.now(), journal: null, merge: { remote, head, fastForward } }),
+        abandon: (message) => end(r.snapshot.size ? { snapshot: r.snapshot, message, who: null, at: Date.now(), journal: null } : null),
+      };
     },
   };
-  hooks.before = guarded(hooks.before);
-  hooks.after = guarded(hooks.after);
 
   const history: History = {
     enabled: true,
     disabled: null,
-    commit(change) {
-      try {
-        const snap = readPaths(fs, change.paths.filter(read.validPath));
-        enqueue(snap, change.message, change.who ?? null, Date.now(), true);
-      } catch (e) {
-        logger.error({ err: (e as Error).message }, 'history: could not queue a commit');
-      }
-    },
+    commit: (change) => recorder.recordPaths(change.paths, change.message, change.who ?? null),
     settle: () => queue.settle(),
     log: (path, page) => read.log(git, path, page),
     show: (path, commit) => read.show(git, path, commit),
     showMany: (items) => read.showMany(git, items),
     recent: (page) => read.recent(git, page),
-    exclusive: async (task) => {
-      await queue.settle();
-      return queue.exclusive(task).finally(async () => {
-        // what the task moved (a merge) is what HEAD holds now: expectations follow it
-        const tree = await queue.tree().catch(() => null);
-        if (tree && queue.pending === 0) {
-          expected.clear();
-          for (const [p, id] of tree) expected.set(p, id);
-        }
-      });
-    },
     onCommit: (l) => queue.onCommit(l),
   };
   logger.info({ history: true }, 'history: every write is a git commit');
   return {
     history,
-    hooks,
+    recorder,
     async close() {
       await queue.settle();
       queue.close();

@@ -4,22 +4,21 @@ import { removeFileDurable, writeFileAtomic } from '../disk/atomic-write.js';
 import type { LibraryContext, WriteGuard } from '../context.js';
 import { readNoFollowSync, safeDirSync } from '../disk/fs-safe.js';
 import { look } from '../look.js';
-import { KeyedQueue } from '../queue.js';
 import { parseMarker, sha256Hex } from '../disk/markers.js';
 import { recoverRole, recoverTemplate } from '../disk/recovery.js';
 import { writeRoleReset, writeRoleSave } from '../roles/files.js';
 import { writeTemplateDelete, writeTemplateReset, writeTemplateSave } from '../templates/files.js';
-import { roleEntry } from '../roles/entries.js';
-import { readFacts } from '../templates/read.js';
-import type { Library } from '../types.js';
+import type { Recorder, RoundRecord } from './recorder.js';
 import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
 
 /**
  * The library's side of a sync (docs/history.md, Sync): this desk's files of
  * one name read, the sync's decision taken, and its files written — all inside
  * the name's queue slot, through the same atomic writes and intents as a save,
- * so a save and a sync never interleave on one name. Built by openLibrary and
- * reached as `library.syncFiles`; history/sync.ts drives it.
+ * so a save and a sync never interleave on one name. What a step wrote is
+ * added to the round's one commit (recorder.ts) before the slot passes on.
+ * Built by openLibrary and reached as `library.syncFiles`; history/sync.ts
+ * drives it.
  */
 
 export interface RoleSide {
@@ -30,19 +29,29 @@ export interface RoleSide {
 
 export type PlainDecision = (local: Blob) => Outcome<{ file: Blob }>;
 
-export interface SyncFiles {
+/** One round's per-name steps, and its one commit. */
+export interface SyncRound {
   /** reads the template's files, decides, writes the outcome; answers the outcome (`keep` too when its files are odd) */
   template(name: string, decide: (local: TemplateSide) => Outcome<TemplateSide>): Promise<Outcome<TemplateSide>>;
   role(name: string, decide: (local: RoleSide) => Outcome<RoleSide>): Promise<Outcome<RoleSide>>;
   /** a kept base or a proposal file, decided alone */
   plain(path: string, decide: PlainDecision): Promise<Outcome<{ file: Blob }>>;
+  /** queues the round's commit (RoundRecord.finish) */
+  finish: RoundRecord['finish'];
+  /** the round stopped early: what it wrote is committed without the remote as parent */
+  abandon: RoundRecord['abandon'];
+}
+
+export interface SyncFiles {
+  /** a round begins; one at a time */
+  round(): SyncRound;
   /** this desk's shipped template of a name (sha256 and text), or null */
   shipped(name: string): { hash: string; text: string } | null;
   /** the one validator against today's catalogue */
   valid(name: string, source: string): boolean;
   /** replaces the diverged names the readers answer (state.ts) */
   setDiverged(names: { templates: Iterable<string>; roles: Iterable<string> }): void;
-  /** called when a write through the service settles a diverged name (resolveOnWrite); returns an unsubscribe */
+  /** called when a write through the service settles a diverged name (writes.ts); returns an unsubscribe */
   onResolved(listener: (kind: 'templates' | 'roles', name: string) => void): () => void;
   /**
    * called once a sync's merge is committed, with the plain files it wrote
@@ -52,34 +61,6 @@ export interface SyncFiles {
   onPlainWritten(listener: (paths: string[]) => Promise<void>): () => void;
   /** tells those listeners, and resolves once each has read what it needs */
   plainWritten(paths: string[]): Promise<void>;
-}
-
-type Writes = Pick<Library, 'saveTemplate' | 'resetTemplate' | 'deleteTemplate' | 'saveRole' | 'resetRole' | 'deleteRole'>;
-
-/**
- * A save, reset or delete of a diverged name through the service is the
- * operator's answer to the conflict (the page's rebase saves the merge, and
- * a save of anything else is a choice too): the name is no longer diverged.
- */
-export function resolveOnWrite<T extends Writes>(ops: T, ctx: LibraryContext, files: SyncFiles & { resolved(kind: 'templates' | 'roles', name: string): void }): T {
-  const wrap = <F extends (name: string, ...rest: never[]) => Promise<unknown>>(kind: 'templates' | 'roles', op: F): F =>
-    (async (name: string, ...rest: never[]) => {
-      const out = (await op(name, ...rest)) as { state?: string } | undefined;
-      if (!ctx.diverged[kind].has(name)) return out;
-      files.resolved(kind, name);
-      // the answer was read while the name was still diverged: its state now
-      if (out?.state === 'diverged') out.state = (kind === 'templates' ? readFacts(ctx, name)?.facts.state : roleEntry(ctx, name)?.state) ?? out.state;
-      return out;
-    }) as F;
-  return {
-    ...ops,
-    saveTemplate: wrap('templates', ops.saveTemplate),
-    resetTemplate: wrap('templates', ops.resetTemplate),
-    deleteTemplate: wrap('templates', ops.deleteTemplate),
-    saveRole: wrap('roles', ops.saveRole),
-    resetRole: wrap('roles', ops.resetRole),
-    deleteRole: wrap('roles', ops.deleteRole),
-  };
 }
 
 /** Which files of the root a sync may write: anything else in the remote is left alone. */
@@ -109,15 +90,9 @@ export const rolePaths = (name: string): [string, string, string] => [`roles/${n
 
 class OddFile extends Error {}
 
-export function syncFiles(ctx: LibraryContext, guard: WriteGuard): SyncFiles & { resolved(kind: 'templates' | 'roles', name: string): void } {
+export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Recorder): SyncFiles & { resolved(kind: 'templates' | 'roles', name: string): void } {
   const listeners = new Set<(kind: 'templates' | 'roles', name: string) => void>();
   const plainListeners = new Set<(paths: string[]) => Promise<void>>();
-  /**
-   * The name's slot in the library's queue, without the history hooks the
-   * queue runs around a write (history/hook.ts): a sync's files are recorded
-   * by its one merge commit with both parents, not by a commit each.
-   */
-  const slot = <T>(key: string, task: () => Promise<T>): Promise<T> => KeyedQueue.prototype.run.call(guard.queue, key, task) as Promise<T>;
   /** A file as it is on disk; a link, folder or other odd thing stops the sync of its name. */
   const read = (path: string): Blob => {
     const fs = guard.writable();
@@ -147,12 +122,14 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard): SyncFiles & {
     }
   }
 
-  return {
+  const round = (): SyncRound => {
+    const record = recorder.round();
+    return {
     template(name, decide) {
       const fs = guard.writable();
       // a name code registers read-only is never written, whatever the remote holds under it
       if (ctx.readOnly.has(name)) return Promise.resolve({ kind: 'keep' });
-      return slot(`template:${name}`, () =>
+      return guard.queue.run(`template:${name}`, () =>
         guarded(async () => {
           await recoverTemplate(fs, name);
           const [yamlPath, markerPath] = templatePaths(name);
@@ -174,13 +151,14 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard): SyncFiles & {
             await put(markerPath, marker);
           }
           ctx.entries.forget(name);
+          record.step(`template:${name}`);
           return out;
         }),
       );
     },
     role(name, decide) {
       const fs = guard.writable();
-      return slot(`role:${name}`, () =>
+      return guard.queue.run(`role:${name}`, () =>
         guarded(async () => {
           await recoverRole(fs, name);
           const [md, kit, marker] = rolePaths(name);
@@ -189,6 +167,7 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard): SyncFiles & {
           const f = out.files;
           if (f.role_md === null) await writeRoleReset(fs, name);
           else await writeRoleSave(fs, name, { op: 'save', role_md: f.role_md.toString('utf8'), kit: f.kit?.toString('utf8') ?? null, marker: f.marker?.toString('utf8') ?? null });
+          record.step(`role:${name}`);
           return out;
         }),
       );
@@ -196,10 +175,20 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard): SyncFiles & {
     plain(path, decide) {
       return guarded(async () => {
         const out = decide(read(path));
-        if (out.kind === 'write') await put(path, out.files.file);
+        if (out.kind === 'write') {
+          await put(path, out.files.file);
+          record.stepPath(path);
+        }
         return out;
       });
     },
+    finish: (c) => record.finish(c),
+    abandon: (message) => record.abandon(message),
+    };
+  };
+
+  return {
+    round,
     shipped: (name) => ctx.shipped.templates.get(name) ?? null,
     valid: (name, source) => ctx.memo.whole(name, source, sha256Hex(source), look(ctx)).validation.valid,
     setDiverged(names) {

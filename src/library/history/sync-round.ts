@@ -1,6 +1,4 @@
-import { rm } from 'node:fs/promises';
-import type { Library } from '../types.js';
-import type { SyncFiles } from './sync-files.js';
+import type { SyncFiles, SyncRound } from './sync-files.js';
 import { rolePaths, templatePaths, unitOf } from './sync-files.js';
 import { type Git, gitLine } from './sync-git.js';
 import { type Blob, mergePlainFile, mergeTemplate, oneSide } from './sync-merge.js';
@@ -8,9 +6,9 @@ import { type Blob, mergePlainFile, mergeTemplate, oneSide } from './sync-merge.
 /**
  * One merge of the remote's head into this desk (docs/history.md, Sync): the
  * names the remote changed since the merge base are decided one by one
- * (sync-merge.ts) and written in their queue slots (sync-files.ts); then,
- * while no other commit is being made, one commit with both heads as parents
- * records the result — or HEAD simply moves to the remote's head when this
+ * (sync-merge.ts) and written in their queue slots (sync-files.ts); then one
+ * commit, queued like every other (commit-queue.ts), records the result with
+ * both heads as parents — or HEAD simply moves to the remote's head when this
  * desk had nothing of its own. Nothing is lost: a conflict keeps this desk's
  * files, and the remote's version stays reachable as the second parent.
  */
@@ -39,11 +37,6 @@ export interface RoundResult {
 export interface RoundContext {
   git: Git;
   files: SyncFiles;
-  history: Library['history'];
-  /** env for commit-tree: author and committer */
-  identity: Record<string, string>;
-  /** the path of a scratch index inside the git folder */
-  scratchIndex: string;
   /** the remote as the commit message names it (no credentials) */
   remoteLabel: string;
 }
@@ -90,7 +83,7 @@ async function changedOnRemote(git: Git, base: string | null, remote: string): P
 }
 
 export async function mergeRemote(rc: RoundContext, remote: string, diverged: Diverged): Promise<RoundResult> {
-  const { git, files } = rc;
+  const { git } = rc;
   const result: RoundResult = { written: { templates: [], roles: [], plain: [] }, touched: { templates: [], roles: [] }, ownFiles: false };
   const head = await revOrNull(rc.git, 'HEAD');
   if (head && (await isAncestor(git, remote, head))) return result;
@@ -104,7 +97,30 @@ export async function mergeRemote(rc: RoundContext, remote: string, diverged: Di
     else if (u?.kind === 'role') roles.add(u.name);
     else if (u?.kind === 'plain') plain.add(u.path);
   }
-  const paths: string[] = [];
+  const files = rc.files.round();
+  try {
+    await decideEach(rc, files, { base, remote, templates, roles, plain }, diverged, result);
+  } catch (e) {
+    files.abandon(`sync with ${rc.remoteLabel}: stopped early`);
+    throw e;
+  }
+  // nothing of this desk's own since the merge base: HEAD can simply move to the remote's head
+  const fastForward = head === null || (!result.ownFiles && (await isAncestor(git, head, remote)));
+  files.finish({ message: subject(rc, result, diverged), remote, head, fastForward });
+  return result;
+}
+
+interface Changed {
+  base: string | null;
+  remote: string;
+  templates: Set<string>;
+  roles: Set<string>;
+  plain: Set<string>;
+}
+
+/** Each changed name decided and written in its slot, its files added to the round's commit. */
+async function decideEach(rc: RoundContext, files: SyncRound, { base, remote, templates, roles, plain }: Changed, diverged: Diverged, result: RoundResult): Promise<void> {
+  const { git } = rc;
   const at: DivergedAt = { base, remote };
   const mark = (kind: 'templates' | 'roles', name: string, conflict: boolean) => {
     const had = name in diverged[kind];
@@ -116,23 +132,17 @@ export async function mergeRemote(rc: RoundContext, remote: string, diverged: Di
   for (const path of [...plain].sort()) {
     const [b, r] = [await blobAt(git, base, path), await blobAt(git, remote, path)];
     const out = await files.plain(path, (local) => mergePlainFile(b, local, r));
-    if (out.kind === 'write') {
-      paths.push(path);
-      result.written.plain.push(path);
-    }
+    if (out.kind === 'write') result.written.plain.push(path);
   }
   for (const name of [...templates].sort()) {
     const [yp, mp] = templatePaths(name);
     const b = { yaml: await blobAt(git, base, yp), marker: await blobAt(git, base, mp) };
     const r = { yaml: await blobAt(git, remote, yp), marker: await blobAt(git, remote, mp) };
-    const shipped = files.shipped(name);
-    const mc = { shippedHash: shipped?.hash ?? null, shippedText: shipped?.text ?? null, valid: (s: string) => files.valid(name, s) };
+    const shipped = rc.files.shipped(name);
+    const mc = { shippedHash: shipped?.hash ?? null, shippedText: shipped?.text ?? null, valid: (s: string) => rc.files.valid(name, s) };
     const out = await files.template(name, (local) => mergeTemplate(b, local, r, mc));
     if ((out.kind === 'write' && out.how === 'merged') || out.kind === 'conflict') result.ownFiles = true;
-    if (out.kind === 'write') {
-      paths.push(yp, mp);
-      result.written.templates.push(name);
-    }
+    if (out.kind === 'write') result.written.templates.push(name);
     mark('templates', name, out.kind === 'conflict');
   }
   for (const name of [...roles].sort()) {
@@ -142,14 +152,9 @@ export async function mergeRemote(rc: RoundContext, remote: string, diverged: Di
     // a role is small and its kit is JSON: a change on both sides is a conflict, never a line merge
     const out = await files.role(name, (local) => oneSide(b, local, r) ?? { kind: 'conflict', why: 'lines' });
     if (out.kind === 'conflict') result.ownFiles = true;
-    if (out.kind === 'write') {
-      paths.push(...rp);
-      result.written.roles.push(name);
-    }
+    if (out.kind === 'write') result.written.roles.push(name);
     mark('roles', name, out.kind === 'conflict');
   }
-  await rc.history.exclusive(() => commitMerge(rc, remote, paths, result, diverged));
-  return result;
 }
 
 function subject(rc: RoundContext, r: RoundResult, diverged: Diverged): string {
@@ -157,30 +162,4 @@ function subject(rc: RoundContext, r: RoundResult, diverged: Diverged): string {
   const left = [...Object.keys(diverged.templates), ...Object.keys(diverged.roles).map((n) => `role ${n}`)];
   const took = names.length ? `: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}` : '';
   return `sync with ${rc.remoteLabel}${took}${left.length ? ` (diverged: ${left.join(', ')})` : ''}`;
-}
-
-/**
- * A merge commit of HEAD's tree with the written paths as they are on disk
- * now, built in a scratch index so the commit queue's own index is never
- * touched; or, over a HEAD the remote already holds, a fast-forward.
- */
-async function commitMerge(rc: RoundContext, remote: string, paths: string[], r: RoundResult, diverged: Diverged): Promise<void> {
-  const { git } = rc;
-  const env = { GIT_INDEX_FILE: rc.scratchIndex };
-  const head = await revOrNull(git, 'HEAD');
-  if (head && (await isAncestor(git, remote, head))) return;
-  let next = remote;
-  // this desk had nothing of its own since: HEAD moves to the remote's head, whose files were just written
-  if (head && (r.ownFiles || !(await isAncestor(git, head, remote)))) {
-    // only this task uses the scratch index: a lock a killed run left behind is stale
-    await rm(`${rc.scratchIndex}.lock`, { force: true });
-    await git(['read-tree', head], { env });
-    if (paths.length) await git(['update-index', '--add', '--remove', '-z', '--stdin'], { env, input: `${paths.join('\0')}\0` });
-    const tree = (await git(['write-tree'], { env })).stdout.toString('utf8').trim();
-    const msg = subject(rc, r, diverged);
-    next = (await git(['commit-tree', tree, '-p', head, '-p', remote, '-m', msg], { env: rc.identity })).stdout.toString('utf8').trim();
-  }
-  await git(head ? ['update-ref', '-m', 'desk sync', 'HEAD', next, head] : ['update-ref', '-m', 'desk sync', 'HEAD', next]);
-  // the working index follows HEAD, so a plain `git status` in the root shows no phantom changes
-  await git(['read-tree', 'HEAD']).catch(() => {});
 }

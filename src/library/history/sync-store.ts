@@ -58,11 +58,3 @@ export function remoteLabel(remote: string): string {
   }
   return remote;
 }
-
-/** `Name <email>` (DESK_AUTHOR) as the author and committer of a merge commit. */
-export function identityEnv(author: string): Record<string, string> {
-  const m = /^\s*(.*?)\s*<([^>]*)>\s*$/.exec(author);
-  const name = m?.[1] || 'desk';
-  const email = m?.[2] || 'desk@localhost';
-  return { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
-}

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import type { LibraryLogger } from '../context.js';
 import type { SyncStatus } from '../../schema/sync.js';
 import type { Library } from '../types.js';
 import { type Git, GitError, gitIn, gitLine } from './sync-git.js';
-import { identityEnv, loadDiverged, remoteLabel, saveDiverged } from './sync-store.js';
+import { loadDiverged, remoteLabel, saveDiverged } from './sync-store.js';
 import { blobAt, type Diverged, type DivergedAt, mergeRemote, revOrNull } from './sync-round.js';
 
 /**
@@ -20,8 +19,6 @@ export interface SyncOptions {
   remote: string;
   /** ms between rounds (DESK_SYNC_INTERVAL × 1000) */
   intervalMs: number;
-  /** `Name <email>` for merge commits; default `desk <desk@localhost>` (DESK_AUTHOR) */
-  author?: string;
   logger?: LibraryLogger;
   /** clock, for last_sync. Default Date.now */
   now?: () => number;
@@ -196,18 +193,9 @@ export class LibrarySync {
   }
 
   private async mergeFrom(remote: string): Promise<void> {
-    const r = await mergeRemote(
-      {
-        git: this.git,
-        files: this.library.syncFiles!,
-        history: this.library.history,
-        identity: identityEnv(this.options.author ?? 'desk <desk@localhost>'),
-        scratchIndex: join(this.gitDir!, 'desk-sync-index'),
-        remoteLabel: this.label,
-      },
-      remote,
-      this.diverged,
-    );
+    const r = await mergeRemote({ git: this.git, files: this.library.syncFiles!, remoteLabel: this.label }, remote, this.diverged);
+    // the round's commit is queued behind the writes before it; once it lands, HEAD holds the remote's head
+    await this.library.history.settle();
     this.library.syncFiles!.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
     if (r.touched.templates.length || r.touched.roles.length) await this.save();
     // after the merge commit: what a reader announces of them is already in HEAD

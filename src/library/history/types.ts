@@ -61,8 +61,9 @@ export interface History {
    * (read at the call, so a later write of them is a commit of its own; an
    * absent file is a removal). Never throws and never waits: a failure is
    * logged and retried later; the job is journaled, so a crash keeps it.
-   * The library's own writes are committed without calling this (each write
-   * is hooked, with its bytes as written); it is for other writers (sync).
+   * The library's own template and role writes are committed without
+   * calling this (writes.ts tells history inside the name's slot); it is
+   * for the other files a write changes (proposal records).
    */
   commit(change: HistoryChange): void;
   /** resolves once every commit queued so far has landed or failed (and been scheduled for a retry) */
@@ -75,12 +76,6 @@ export interface History {
   showMany(items: readonly FileAt[]): Promise<(string | null)[]>;
   /** the library's recent commits across names, newest first */
   recent(page: Page): Promise<RecentVersion[]>;
-  /**
-   * Runs `task` while no commit is being made (the commit queue waits for it),
-   * for writers that move HEAD themselves (sync's fetch and merge). Queued
-   * commits stay queued meanwhile.
-   */
-  exclusive<T>(task: () => Promise<T>): Promise<T>;
   /** called after each commit lands (e.g. to push); returns an unsubscribe */
   onCommit(listener: (v: RecentVersion) => void): () => void;
 }
