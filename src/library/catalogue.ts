@@ -1,30 +1,27 @@
-import { type Dirent, readdirSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import type { Catalogue } from '../template/model.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
-import { readNoFollowSync } from './disk/fs-safe.js';
 import { validateKitText } from './roles/validate.js';
 
 /**
  * The names the validator checks a template against (its `base`, its
  * roles): the shipped templates and built-in roles, the read-only templates
- * code registers, and the operator's folder. The service and the CLI both
- * build theirs with catalogueOf, so a template clean for one is clean for
- * the other.
+ * code registers, and the operator's folder. look.ts builds the one the
+ * service checks against; the command line asks the same reader
+ * (reader.ts), so a template clean for one is clean for the other.
  */
 export interface CatalogueParts {
   /** shipped template names and built-in role names */
   shipped: { templates: Iterable<string>; roles: Iterable<string> };
   /** read-only template names. Default: those of READ_ONLY_TEMPLATES */
   readOnly?: Iterable<string>;
-  /** the entries of `<root>/templates` and `<root>/roles` (operatorEntries); null: no operator folder */
+  /** the entries of `<root>/templates` and `<root>/roles` (look.ts); null: no operator folder */
   operator?: OperatorEntries | null;
-  /** templates checked that are not in the library (the CLI's files, so one may be another's base) */
-  extraTemplates?: Iterable<string>;
   /**
    * The tools each role's kit grants (kitsOf). Absent: kits grant nothing.
-   * (Added by the validator rules, issue 12: what a kit grants counts as
-   * touched, and a kit granting tickets.update makes a node mutate tickets.)
+   * What a kit grants counts as touched, and a kit granting tickets.update
+   * makes a node mutate tickets (docs/format.md, "May mutate tickets").
    */
   kits?: ReadonlyMap<string, readonly string[]>;
 }
@@ -62,7 +59,6 @@ export function catalogueOf(parts: CatalogueParts): Catalogue {
     for (const t of operatorTemplateNames(parts.operator.templates)) templates.add(t);
     for (const r of operatorRoleNames(parts.operator.roles)) roles.add(r);
   }
-  for (const t of parts.extraTemplates ?? []) templates.add(t);
   return parts.kits ? { templates, roles, kits: parts.kits } : { templates, roles };
 }
 
@@ -82,10 +78,9 @@ function kitTools(bytes: Buffer): readonly string[] | null {
 }
 
 /**
- * The tools each role's kit grants (issue 12, validator rules): the built-in
- * roles' kits, then each operator role's in its place — an operator copy of
- * a built-in role without kit.json grants nothing. Roles with no valid kit
- * are left out.
+ * The tools each role's kit grants: the built-in roles' kits, then each
+ * operator role's in its place — an operator copy of a built-in role
+ * without kit.json grants nothing. Roles with no valid kit are left out.
  */
 export function kitsOf(shipped: Iterable<[string, Buffer | null]>, operator: Iterable<[string, KitBytes]> = []): Map<string, readonly string[]> {
   const kits = new Map<string, readonly string[]>();
@@ -108,38 +103,4 @@ export function sameKits(a: Catalogue['kits'], b: Catalogue['kits']): boolean {
     if (!other || other.length !== tools.length || other.some((t, i) => t !== tools[i])) return false;
   }
   return true;
-}
-
-/**
- * Issue 12 (validator rules): the kit.json bytes of each role folder under
- * `<dir>/roles`, for kitsOf — read without following links and never a FIFO
- * (readNoFollowSync); a link in place of a folder grants nothing. The
- * command line's counterpart of the service's look.
- */
-export function operatorKitBytes(dir: string, roles: Iterable<Dirent>): [string, KitBytes][] {
-  const out: [string, KitBytes][] = [];
-  for (const d of roles) {
-    if (!isRoleName(d.name) || !(d.isDirectory() || d.isSymbolicLink())) continue;
-    if (d.isSymbolicLink()) {
-      out.push([d.name, 'unreadable']);
-      continue;
-    }
-    const r = readNoFollowSync(`${dir}/roles/${d.name}/kit.json`);
-    out.push([d.name, r.kind === 'file' ? r.bytes : r.kind === 'missing' ? null : 'unreadable']);
-  }
-  return out;
-}
-
-/** The entries of `<dir>/templates` and `<dir>/roles`; a missing folder has none. */
-export function operatorEntries(dir: string): OperatorEntries {
-  return { templates: entriesOf(`${dir}/templates`, false) as string[], roles: entriesOf(`${dir}/roles`, true) as Dirent[] };
-}
-
-function entriesOf(dir: string, types: boolean): string[] | Dirent[] {
-  try {
-    return types ? readdirSync(dir, { withFileTypes: true }) : readdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
 }

@@ -2,7 +2,7 @@ import { type Dirent, readdirSync } from 'node:fs';
 import { catalogueOf, type KitBytes, kitsOf, operatorRoleNames, sameKits } from './catalogue.js';
 import type { LibraryContext } from './context.js';
 import { type FsContext, mapFsError, safeDirSync } from './disk/fs-safe.js';
-import { readRoleCopy } from './roles/entries.js';
+import { readRoleCopy } from './roles/copy.js';
 import type { CatalogueGen } from './templates/validation-memo.js';
 
 /**
@@ -89,7 +89,7 @@ export function look(ctx: LibraryContext): Look {
 }
 
 /**
- * Issue 12 (validator rules): each role's kit is part of what a template is
+ * Each role's kit is part of what a template is
  * checked against — a kit granting tickets.update makes a node mutate
  * tickets. The built-in roles' kits, then each operator role copy's (read as
  * its role entry reads it: intents applied, links and odd files refused), so
@@ -106,3 +106,4 @@ function operatorKits(ctx: LibraryContext, roleEntries: Iterable<Dirent>): Map<s
   }
   return kitsOf(shipped, operator);
 }
+

@@ -1,0 +1,116 @@
+/**
+ * The layers of src/, checked by dependency-cruiser (`npm run lint`; the rules
+ * are tested by test/layers.test.ts). From the bottom:
+ *
+ *   template  src/template/**, src/errors.ts, src/paths.ts (the validator and what it stands on)
+ *   schema    src/schema/**   (the API's answer types)
+ *   library   src/library/**  (the library on disk)
+ *   http      src/http/**     (the routes)
+ *   top       src/app.ts, src/server.ts, src/cli.ts, src/config.ts, src/healthcheck.ts
+ *
+ * A layer imports only the layers below it, or itself. The browser page
+ * (src/web/**) stands beside the stack: it imports only schema and template
+ * (what it bundles must run in a browser), and nothing imports it. No import
+ * cycles anywhere in src/. Node built-ins and node_modules are allowed.
+ *
+ * Why the swc parser on src/*.ts, not the default parser on dist/*.js:
+ * - dependency-cruiser's own TypeScript parsing goes through the `typescript`
+ *   package's compiler API, which TypeScript 7 no longer ships.
+ * - Compiled JavaScript has lost every `import type`, so a type-only import
+ *   that climbs a layer (or closes a cycle) would pass unseen; swc parses the
+ *   sources as written and keeps them.
+ * - dist/ exists only after a build, may be stale (a file deleted from src/
+ *   lingers in dist/), and has no per-module JavaScript for the page at all:
+ *   esbuild bundles src/web into hashed chunks (scripts/build-web.mjs).
+ * - @swc/core ships its native binary as a per-platform npm package (an
+ *   optional dependency, in package-lock.json), so `npm ci` installs it with
+ *   nothing fetched from outside npm and no install script to run.
+ * - Without `parser: 'swc'` the cruiser would hand the raw TypeScript to
+ *   acorn's loose parser (its fallback when `typescript` is unusable): it
+ *   finds today's imports, but by guessing past syntax it does not know.
+ * Not seen even so: a type written inline as `import('…')` nested in another
+ * type (swc's visitor only reports one that is a whole annotation).
+ *
+ * dependency-cruiser stays on 17.x (package.json ^17): 18 needs Node 22, and
+ * this project runs on Node 20.
+ */
+
+/** each layer's modules, as dependency-cruiser path patterns (relative to the repo root) */
+const LAYERS = {
+  template: ['^src/template/', '^src/errors\\.ts$', '^src/paths\\.ts$'],
+  schema: ['^src/schema/'],
+  library: ['^src/library/'],
+  http: ['^src/http/'],
+  top: ['^src/(app|server|cli|config|healthcheck)\\.ts$'],
+};
+const STACK = Object.keys(LAYERS); // bottom first
+const WEB = ['^src/web/'];
+const ALL_LAYERS = [...Object.values(LAYERS).flat(), ...WEB];
+
+/** one rule per climbing direction, named `<lower>-not-to-<higher>` */
+const climbing = STACK.flatMap((lower, i) =>
+  STACK.slice(i + 1).map((higher) => ({
+    name: `${lower}-not-to-${higher}`,
+    comment: `Layers of src/ (.dependency-cruiser.cjs): ${lower} sits below ${higher}, so it may not import it. A layer imports only the layers below it (${STACK.join(' < ')}).`,
+    severity: 'error',
+    from: { path: LAYERS[lower] },
+    to: { path: LAYERS[higher] },
+  })),
+);
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Layers of src/ (.dependency-cruiser.cjs): no import cycles anywhere in src/, type-only imports included.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    ...climbing,
+    {
+      name: 'web-only-to-schema-template',
+      comment:
+        'Layers of src/ (.dependency-cruiser.cjs): the browser page (src/web) imports from src/ only the schema and template layers; the rest leans on Node and the disk.',
+      severity: 'error',
+      from: { path: WEB },
+      to: { path: '^src/', pathNot: [...WEB, ...LAYERS.schema, ...LAYERS.template] },
+    },
+    {
+      name: 'not-to-web',
+      comment: 'Layers of src/ (.dependency-cruiser.cjs): src/web is the browser page, no layer below or above it; nothing outside it imports it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: WEB },
+      to: { path: WEB },
+    },
+    {
+      name: 'not-to-unlayered',
+      comment:
+        'Layers of src/ (.dependency-cruiser.cjs): every module of src/ that is imported belongs to a layer; a new folder or top-level file joins one in LAYERS here, or no rule above would check it.',
+      severity: 'error',
+      from: {},
+      to: { path: '^src/', pathNot: ALL_LAYERS },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment:
+        'Layers of src/ (.dependency-cruiser.cjs): an import the cruiser cannot resolve is one no layer rule can check (e.g. a `.js` specifier that no longer maps to a `.ts` file), so it fails rather than passes.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    // see the top of this file
+    parser: 'swc',
+    // keep type-only imports in the graph (the swc parser reports them as plain imports anyway)
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    enhancedResolveOptions: {
+      // node-diff3 and others resolve through package.json "exports" only
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types'],
+    },
+  },
+};
