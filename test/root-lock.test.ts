@@ -21,7 +21,7 @@ import { fixture, tempDir } from './library-helpers.js';
 import { scaled } from './proof-helpers.js';
 
 const HOUR = 3_600_000;
-const ROOT_LOCK_JS = join(import.meta.dirname, '..', 'dist', 'src', 'library', 'root-lock.js');
+const ROOT_LOCK_JS = join(import.meta.dirname, '..', 'dist', 'src', 'library', 'disk', 'root-lock.js');
 
 interface Planted {
   pid: number;

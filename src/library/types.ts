@@ -4,7 +4,7 @@ import type { Problem } from '../template/problems.js';
 import type { Catalogue, TemplateModel } from '../template/model.js';
 import type { EventBus } from './events/bus.js';
 import type { History } from './history/types.js';
-import type { SyncFiles } from './history/sync-files.js';
+import type { SyncFiles } from './history/sync-contract.js';
 
 /** The state of every template and role (docs/api.md, States): the one list is src/schema/state.ts. */
 export type { EntryState };

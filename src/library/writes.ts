@@ -1,14 +1,15 @@
 import { DeskError } from '../errors.js';
-import { isRoleName, isTemplateName } from '../template/names.js';
 import type { LibraryContext, WriteGuard } from './context.js';
 import type { FsContext } from './disk/fs-safe.js';
 import { etagOf, formatMarker, ifMatchPasses, roleRevision, sha256Hex } from './disk/markers.js';
 import { recoverRole, recoverTemplate } from './disk/recovery.js';
 import type { EventBus } from './events/bus.js';
 import type { Recorder } from './history/recorder.js';
+import { checkRoleName, checkTemplateName } from './layout.js';
 import { look } from './look.js';
 import { canonicalJson, canonicalRoleMd } from './roles/canonical.js';
-import { readRoleCopy, roleEntry } from './roles/entries.js';
+import { readRoleCopy } from './roles/copy.js';
+import { roleEntry } from './roles/entries.js';
 import { writeRoleReset, writeRoleSave } from './roles/files.js';
 import { validateKit, validateRoleMd } from './roles/validate.js';
 import { readKeptBase, writeTemplateAcknowledge, writeTemplateDelete, writeTemplateReset, writeTemplateSave } from './templates/files.js';
@@ -48,14 +49,6 @@ export interface WriteDeps {
 }
 
 export type Writes = Pick<Library, 'saveTemplate' | 'resetTemplate' | 'acknowledgeTemplate' | 'deleteTemplate' | 'saveRole' | 'resetRole' | 'deleteRole'>;
-
-export function checkTemplateName(name: string): void {
-  if (typeof name !== 'string' || !isTemplateName(name)) throw new DeskError('invalid_name', 'a template name is lowercase letters, digits and dashes, at most 64');
-}
-
-export function checkRoleName(name: string): void {
-  if (typeof name !== 'string' || !isRoleName(name)) throw new DeskError('invalid_name', 'a role name is a lowercase identifier (letters, digits, underscores), at most 64');
-}
 
 /**
  * If-None-Match (RFC 9110 §13.1.2): `*` fails when the name exists at all,

@@ -138,7 +138,7 @@ export async function fsyncDir(dir: string): Promise<void> {
 /**
  * Synchronous underneath, like the read path's stats (below): a local lstat
  * takes microseconds, less than the promise API's thread-pool round trip, and
- * a save makes a dozen on its way down from the root (issue 5: save latency).
+ * a save makes a dozen on its way down from the root, and each costs save latency.
  */
 export async function lstatOrNull(path: string): Promise<BigIntStats | null> {
   return lstatSyncOrNull(path);

@@ -4,6 +4,7 @@ import { DeskError } from '../../errors.js';
 import { isRoleName, isTemplateName } from '../../template/names.js';
 import { removeFileDurable, removeTreeDurable, TEMP_PREFIX, writeFileAtomic } from './atomic-write.js';
 import { type FsContext, fault, lstatSyncOrNull, oddType, overCap, type ReadOutcome, readCap, readNoFollow, reportOdd, safeDir, safeDirSync } from './fs-safe.js';
+import { KEPT_BASES, ROLES, roleDir, roleFile, TEMPLATES, templateCopy, templateMarker } from '../layout.js';
 import { intentMarker, parseRoleIntent, parseTemplateIntent, roleIntentFile, type RoleIntent, templateIntentFile } from './intents.js';
 import { formatMarker, parseMarker, sha256Hex } from './markers.js';
 
@@ -50,7 +51,7 @@ export async function recoverTemplate(fs: FsContext, name: string): Promise<void
 }
 
 async function templateRecovery(fs: FsContext, name: string): Promise<Recovered> {
-  const dir = await safeDir(fs, ['templates'], false);
+  const dir = await safeDir(fs, [TEMPLATES], false);
   if (!dir) return 'none';
   const intentFile = templateIntentFile(name);
   // the common case, no intent: one synchronous lstat, not a promise open's round trip
@@ -60,28 +61,28 @@ async function templateRecovery(fs: FsContext, name: string): Promise<Recovered>
   if (r.kind !== 'file') return skipOdd(fs, 'templates', [[intentFile, r]]) ? 'skipped' : 'none';
   const intent = parseTemplateIntent(r.bytes.toString('utf8'));
   if (intent?.op === 'reset') {
-    await removeFileDurable(fs, ['templates', `${name}.yaml`], 'recover:copy-remove');
-    await removeFileDurable(fs, ['templates', `.${name}.shipped`], 'recover:marker-remove');
+    await removeFileDurable(fs, templateCopy(name), 'recover:copy-remove');
+    await removeFileDurable(fs, templateMarker(name), 'recover:marker-remove');
   } else if (intent?.op === 'save') {
     const copy = await readNoFollow(join(dir, `${name}.yaml`));
     const onDisk = await readNoFollow(join(dir, `.${name}.shipped`));
     if (skipOdd(fs, 'templates', [[`${name}.yaml`, copy], [`.${name}.shipped`, onDisk]])) return 'skipped';
     // the copy landed: its marker rolls forward; it did not: the old marker stands, or comes back
     const m = intentMarker(intent, copy.kind === 'file' ? sha256Hex(copy.bytes) : null, onDisk.kind === 'file' ? parseMarker(onDisk.bytes.toString('utf8')) : null);
-    if (m === null) await removeFileDurable(fs, ['templates', `.${name}.shipped`], 'recover:marker-remove');
-    else if (m !== undefined) await writeFileAtomic(fs, ['templates', `.${name}.shipped`], formatMarker(m), 'recover:marker');
+    if (m === null) await removeFileDurable(fs, templateMarker(name), 'recover:marker-remove');
+    else if (m !== undefined) await writeFileAtomic(fs, templateMarker(name), formatMarker(m), 'recover:marker');
   }
-  await removeFileDurable(fs, ['templates', intentFile], 'recover:intent-remove');
+  await removeFileDurable(fs, [TEMPLATES, intentFile], 'recover:intent-remove');
   return 'done';
 }
 
 /** Writes a role save's files from its intent; also the normal path of a save. */
 export async function applyRoleSave(fs: FsContext, name: string, i: Extract<RoleIntent, { op: 'save' }>, prefix = ''): Promise<void> {
-  await writeFileAtomic(fs, ['roles', name, 'role.md'], i.role_md, `${prefix}role-md`);
-  if (i.kit === null) await removeFileDurable(fs, ['roles', name, 'kit.json'], `${prefix}kit-remove`);
-  else await writeFileAtomic(fs, ['roles', name, 'kit.json'], i.kit, `${prefix}kit`);
-  if (i.marker === null) await removeFileDurable(fs, ['roles', name, '.shipped'], `${prefix}marker-remove`);
-  else await writeFileAtomic(fs, ['roles', name, '.shipped'], i.marker, `${prefix}marker`);
+  await writeFileAtomic(fs, roleFile(name, 'role.md'), i.role_md, `${prefix}role-md`);
+  if (i.kit === null) await removeFileDurable(fs, roleFile(name, 'kit.json'), `${prefix}kit-remove`);
+  else await writeFileAtomic(fs, roleFile(name, 'kit.json'), i.kit, `${prefix}kit`);
+  if (i.marker === null) await removeFileDurable(fs, roleFile(name, '.shipped'), `${prefix}marker-remove`);
+  else await writeFileAtomic(fs, roleFile(name, '.shipped'), i.marker, `${prefix}marker`);
 }
 
 export async function recoverRole(fs: FsContext, name: string): Promise<void> {
@@ -89,16 +90,16 @@ export async function recoverRole(fs: FsContext, name: string): Promise<void> {
 }
 
 async function roleRecovery(fs: FsContext, name: string): Promise<Recovered> {
-  const dir = await safeDir(fs, ['roles'], false);
+  const dir = await safeDir(fs, [ROLES], false);
   if (!dir) return 'none';
   const intentFile = roleIntentFile(name);
   const r = await readNoFollow(join(dir, intentFile));
   if (r.kind === 'missing') return 'none';
   if (r.kind !== 'file') return skipOdd(fs, 'roles', [[intentFile, r]]) ? 'skipped' : 'none';
   const intent = parseRoleIntent(r.bytes.toString('utf8'));
-  if (intent?.op === 'reset') await removeTreeDurable(fs, ['roles', name], 'recover:folder-remove');
+  if (intent?.op === 'reset') await removeTreeDurable(fs, roleDir(name), 'recover:folder-remove');
   else if (intent?.op === 'save') await applyRoleSave(fs, name, intent, 'recover:');
-  await removeFileDurable(fs, ['roles', intentFile], 'recover:intent-remove');
+  await removeFileDurable(fs, [ROLES, intentFile], 'recover:intent-remove');
   return 'done';
 }
 
@@ -159,23 +160,23 @@ export async function recoverRoot(fs: FsContext): Promise<{ templates: string[];
   await fault(fs, 'recover:start');
   const done = { templates: [] as string[], roles: [] as string[] };
   // a linked (or otherwise odd) folder is not recovered into: reported, and the service still starts
-  const tdir = safeDirSync(fs, ['templates'])?.dir ?? null;
+  const tdir = safeDirSync(fs, [TEMPLATES])?.dir ?? null;
   for (const d of await listDir(tdir)) {
     const n = INTENT.exec(d.name)?.[1];
     if (n !== undefined && isTemplateName(n) && (await recoverAtOpen(fs, 'templates', d.name, () => templateRecovery(fs, n)))) done.templates.push(n);
   }
   if (tdir) {
-    await sweep(fs, ['templates'], 'templates');
-    await sweep(fs, ['templates', '.shipped-base'], '.shipped-base');
+    await sweep(fs, [TEMPLATES], 'templates');
+    await sweep(fs, [TEMPLATES, KEPT_BASES], '.shipped-base');
   }
-  const rdir = safeDirSync(fs, ['roles'])?.dir ?? null;
+  const rdir = safeDirSync(fs, [ROLES])?.dir ?? null;
   for (const d of await listDir(rdir)) {
     const n = INTENT.exec(d.name)?.[1];
     if (n !== undefined && isRoleName(n) && (await recoverAtOpen(fs, 'roles', d.name, () => roleRecovery(fs, n)))) done.roles.push(n);
   }
-  if (rdir) await sweep(fs, ['roles'], 'role');
+  if (rdir) await sweep(fs, [ROLES], 'role');
   for (const d of await listDir(rdir)) {
-    if (d.isDirectory() && isRoleName(d.name)) await sweep(fs, ['roles', d.name], 'role');
+    if (d.isDirectory() && isRoleName(d.name)) await sweep(fs, roleDir(d.name), 'role');
   }
   return done;
 }

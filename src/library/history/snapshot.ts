@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { isRoleName, isTemplateName } from '../../template/names.js';
+import { isRoleName } from '../../template/names.js';
 import { type FsContext, dirSync, readCap, readNoFollowSync, ROLE_FILE_CAP } from '../disk/fs-safe.js';
+import { isSha256, KEPT_BASES, keptBase, PROPOSALS, ROLES, rel, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
 
 /**
  * What history records of a name, read from disk synchronously (a few small
@@ -32,20 +33,14 @@ export type NameKey = `template:${string}` | `role:${string}`;
 /** The files a name's write or hand edit may change. */
 export function pathsOf(key: NameKey): string[] {
   const [kind, name] = key.split(':') as ['template' | 'role', string];
-  if (kind === 'template') return [`templates/${name}.yaml`, `templates/.${name}.shipped`];
-  return [`roles/${name}/role.md`, `roles/${name}/kit.json`, `roles/${name}/.shipped`];
+  return kind === 'template' ? templatePaths(name) : rolePaths(name);
 }
 
-/** The name a tracked path belongs to, or null (kept bases belong to no one name). */
+/** The name a tracked path belongs to, or null (kept bases and proposal records belong to no one name). */
 export function keyOf(path: string): NameKey | null {
-  let m = /^templates\/([^/]+)\.yaml$/.exec(path) ?? /^templates\/\.([^/]+)\.shipped$/.exec(path);
-  if (m && isTemplateName(m[1]!)) return `template:${m[1]}`;
-  m = /^roles\/([^/]+)\/(?:role\.md|kit\.json|\.shipped)$/.exec(path);
-  if (m && isRoleName(m[1]!)) return `role:${m[1]}`;
-  return null;
+  const u = unitOf(path);
+  return u === null || u.kind === 'plain' ? null : `${u.kind}:${u.name}`;
 }
-
-const BASE = /^[0-9a-f]{64}$/;
 
 /** Reads `paths` (root-relative) into a snapshot; a folder on the way that is a link or not a folder leaves its paths out. */
 export function readPaths(fs: FsContext, paths: readonly string[]): Snapshot {
@@ -73,8 +68,8 @@ export function readName(fs: FsContext, key: NameKey): Snapshot {
   if (key.startsWith('template:')) {
     const marker = snap.get(pathsOf(key)[1]!);
     const base = marker?.toString('utf8').split('\n')[0] ?? '';
-    if (BASE.test(base)) {
-      const b = readPaths(fs, [`templates/.shipped-base/${base}.yaml`]);
+    if (isSha256(base)) {
+      const b = readPaths(fs, [rel(keptBase(base))]);
       for (const [p, bytes] of b) if (bytes) snap.set(p, bytes);
     }
   }
@@ -94,19 +89,11 @@ const names = (fs: FsContext, segs: string[]): string[] => {
 /** Every tracked file on disk, for the start's comparison with the last commit. */
 export function readAll(fs: FsContext): Snapshot {
   const paths: string[] = [];
-  for (const f of names(fs, ['templates'])) {
-    const m = /^\.?(.+?)\.(yaml|shipped)$/.exec(f);
-    if (m && isTemplateName(m[1]!) && (f === `${m[1]}.yaml` || f === `.${m[1]}.shipped`)) paths.push(`templates/${f}`);
-  }
-  for (const f of names(fs, ['templates', '.shipped-base'])) {
-    if (/^[0-9a-f]{64}\.yaml$/.test(f)) paths.push(`templates/.shipped-base/${f}`);
-  }
-  for (const f of names(fs, ['proposals'])) {
-    if (/^[0-9a-z-]{1,100}\.json$/.test(f)) paths.push(`proposals/${f}`);
-  }
-  for (const r of names(fs, ['roles'])) {
-    if (isRoleName(r)) paths.push(...pathsOf(`role:${r}`));
-  }
+  const mine = (p: string) => unitOf(p) !== null;
+  for (const f of names(fs, [TEMPLATES])) if (mine(`${TEMPLATES}/${f}`)) paths.push(`${TEMPLATES}/${f}`);
+  for (const f of names(fs, [TEMPLATES, KEPT_BASES])) if (mine(`${TEMPLATES}/${KEPT_BASES}/${f}`)) paths.push(`${TEMPLATES}/${KEPT_BASES}/${f}`);
+  for (const f of names(fs, [PROPOSALS])) if (mine(`${PROPOSALS}/${f}`)) paths.push(`${PROPOSALS}/${f}`);
+  for (const r of names(fs, [ROLES])) if (isRoleName(r)) paths.push(...rolePaths(r));
   const snap = readPaths(fs, paths);
   for (const [p, b] of snap) if (b === null) snap.delete(p);
   return snap;

@@ -1,15 +1,16 @@
 import { join } from 'node:path';
-import { isTemplateName } from '../../template/names.js';
 import { removeFileDurable, writeFileAtomic } from '../disk/atomic-write.js';
 import type { LibraryContext, WriteGuard } from '../context.js';
 import { readNoFollowSync, safeDirSync } from '../disk/fs-safe.js';
+import { rolePaths, templatePaths } from '../layout.js';
 import { look } from '../look.js';
 import { parseMarker, sha256Hex } from '../disk/markers.js';
 import { recoverRole, recoverTemplate } from '../disk/recovery.js';
 import { writeRoleReset, writeRoleSave } from '../roles/files.js';
 import { writeTemplateDelete, writeTemplateReset, writeTemplateSave } from '../templates/files.js';
-import type { Recorder, RoundRecord } from './recorder.js';
-import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
+import type { Recorder } from './recorder.js';
+import type { SyncFiles, SyncRound } from './sync-contract.js';
+import type { Blob, Outcome } from './sync-merge.js';
 
 /**
  * The library's side of a sync (docs/history.md, Sync): this desk's files of
@@ -20,73 +21,6 @@ import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
  * Built by openLibrary and reached as `library.syncFiles`; history/sync.ts
  * drives it.
  */
-
-export interface RoleSide {
-  role_md: Blob;
-  kit: Blob;
-  marker: Blob;
-}
-
-export type PlainDecision = (local: Blob) => Outcome<{ file: Blob }>;
-
-/** One round's per-name steps, and its one commit. */
-export interface SyncRound {
-  /** reads the template's files, decides, writes the outcome; answers the outcome (`keep` too when its files are odd) */
-  template(name: string, decide: (local: TemplateSide) => Outcome<TemplateSide>): Promise<Outcome<TemplateSide>>;
-  role(name: string, decide: (local: RoleSide) => Outcome<RoleSide>): Promise<Outcome<RoleSide>>;
-  /** a kept base or a proposal file, decided alone */
-  plain(path: string, decide: PlainDecision): Promise<Outcome<{ file: Blob }>>;
-  /** queues the round's commit (RoundRecord.finish) */
-  finish: RoundRecord['finish'];
-  /** the round stopped early: what it wrote is committed without the remote as parent */
-  abandon: RoundRecord['abandon'];
-}
-
-export interface SyncFiles {
-  /** a round begins; one at a time */
-  round(): SyncRound;
-  /** this desk's shipped template of a name (sha256 and text), or null */
-  shipped(name: string): { hash: string; text: string } | null;
-  /** the one validator against today's catalogue */
-  valid(name: string, source: string): boolean;
-  /** replaces the diverged names the readers answer (state.ts) */
-  setDiverged(names: { templates: Iterable<string>; roles: Iterable<string> }): void;
-  /** called when a write through the service settles a diverged name (writes.ts); returns an unsubscribe */
-  onResolved(listener: (kind: 'templates' | 'roles', name: string) => void): () => void;
-  /**
-   * called once a sync's merge is committed, with the plain files it wrote
-   * (root-relative paths), so a reader that keeps them in memory (the
-   * proposal index) reads them again; returns an unsubscribe
-   */
-  onPlainWritten(listener: (paths: string[]) => Promise<void>): () => void;
-  /** tells those listeners, and resolves once each has read what it needs */
-  plainWritten(paths: string[]): Promise<void>;
-}
-
-/** Which files of the root a sync may write: anything else in the remote is left alone. */
-export type SyncUnit = { kind: 'template'; name: string } | { kind: 'role'; name: string } | { kind: 'plain'; path: string };
-
-const ROLE_NAME = /^[a-z][a-z0-9_]{0,63}$/;
-
-/** The unit a root-relative path belongs to, or null for a path a sync never writes. */
-export function unitOf(path: string): SyncUnit | null {
-  const parts = path.split('/');
-  if (parts[0] === 'templates' && parts.length === 2) {
-    const m = /^\.?([a-z0-9][a-z0-9-]{0,63})(\.yaml|\.shipped)$/.exec(parts[1]!);
-    if (!m) return null;
-    const dotted = parts[1]!.startsWith('.');
-    // `<name>.yaml` and `.<name>.shipped`; `.x.yaml` or `x.shipped` are not the service's
-    if (dotted !== (m[2] === '.shipped') || !isTemplateName(m[1]!)) return null;
-    return { kind: 'template', name: m[1]! };
-  }
-  if (parts[0] === 'templates' && parts[1] === '.shipped-base' && parts.length === 3 && /^[0-9a-f]{64}\.yaml$/.test(parts[2]!)) return { kind: 'plain', path };
-  if (parts[0] === 'roles' && parts.length === 3 && ROLE_NAME.test(parts[1]!) && ['role.md', 'kit.json', '.shipped'].includes(parts[2]!)) return { kind: 'role', name: parts[1]! };
-  if (parts[0] === 'proposals' && parts.length === 2 && /^[0-9a-z][0-9a-z-]{0,127}\.json$/.test(parts[1]!)) return { kind: 'plain', path };
-  return null;
-}
-
-export const templatePaths = (name: string): [string, string] => [`templates/${name}.yaml`, `templates/.${name}.shipped`];
-export const rolePaths = (name: string): [string, string, string] => [`roles/${name}/role.md`, `roles/${name}/kit.json`, `roles/${name}/.shipped`];
 
 class OddFile extends Error {}
 

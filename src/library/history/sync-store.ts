@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { unitOf } from './sync-files.js';
+import { isRoleName, isTemplateName } from '../../template/names.js';
 import type { Diverged, DivergedAt } from './sync-round.js';
 
 /**
@@ -27,7 +27,7 @@ export async function loadDiverged(gitDir: string): Promise<Diverged> {
     const keep = (kind: 'template' | 'role', o: unknown) =>
       Object.fromEntries(
         Object.entries(typeof o === 'object' && o ? o : {}).filter(
-          ([name, at]) => unitOf(kind === 'template' ? `templates/${name}.yaml` : `roles/${name}/role.md`)?.kind === kind && isAt(at),
+          ([name, at]) => (kind === 'template' ? isTemplateName(name) : isRoleName(name)) && isAt(at),
         ),
       ) as Record<string, DivergedAt>;
     return { templates: keep('template', d.templates), roles: keep('role', d.roles) };

@@ -2,6 +2,7 @@ import { type Dirent, readdirSync } from 'node:fs';
 import { removeFileDurable, TEMP_PREFIX } from '../disk/atomic-write.js';
 import { type FsContext, oddType, overCap, type ReadOutcome, readNoFollow, reportOdd, safeDirSync } from '../disk/fs-safe.js';
 import { parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE } from './record.js';
+import { PROPOSALS } from '../layout.js';
 
 /**
  * Reading `proposals/` with the safe primitives (fs-safe.ts): never a link
@@ -9,7 +10,8 @@ import { parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE } from './rec
  * the service wrote is reported (once, by the caller's `report`) and skipped.
  */
 
-export const FOLDER = 'proposals';
+/** `proposals/` (layout.ts) */
+export const FOLDER = PROPOSALS;
 
 /** Why a read found no record, or null when there was nothing to find. */
 function oddReason(r: ReadOutcome, parsed: boolean): string | null {

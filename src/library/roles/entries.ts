@@ -1,9 +1,8 @@
 import { problem } from '../../template/problems.js';
 import type { LibraryContext } from '../context.js';
-import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync } from '../disk/fs-safe.js';
-import { parseRoleIntent, roleIntentFile } from '../disk/intents.js';
+import { readRoleCopy } from './copy.js';
 import { look } from '../look.js';
-import { etagOf, type Marker, parseMarker, roleRevision } from '../disk/markers.js';
+import { etagOf, roleRevision } from '../disk/markers.js';
 import { validateKitText, validateRoleMd } from './validate.js';
 import type { ShippedRole } from '../shipped.js';
 import { decideState, syncState } from '../state.js';
@@ -14,46 +13,6 @@ import type { RoleEntry } from '../types.js';
  * (markers.ts). Roles are few and small: every call reads them from disk,
  * with any pending intent applied.
  */
-
-type FileRead = { kind: 'missing' } | { kind: 'unreadable'; reason: string } | { kind: 'too_large'; size: number } | { kind: 'file'; bytes: Buffer; text: string };
-
-export type RoleCopyView = { kind: 'missing' } | { kind: 'unreadable'; reason: string } | { kind: 'folder'; roleMd: FileRead; kit: FileRead; marker: Marker | null };
-
-function read(path: string): FileRead {
-  return asRead(readNoFollowSync(path));
-}
-
-function asRead(r: ReadOutcome): FileRead {
-  if (r.kind === 'file') return { kind: 'file', bytes: r.bytes, text: r.bytes.toString('utf8') };
-  return r;
-}
-
-function fromText(text: string): FileRead {
-  return { kind: 'file', bytes: Buffer.from(text, 'utf8'), text };
-}
-
-export function readRoleCopy(ctx: LibraryContext, name: string): RoleCopyView {
-  const found = ctx.fs ? safeDirSync(ctx.fs, ['roles']) : null;
-  if (!found) return { kind: 'missing' };
-  const intentRead = read(`${found.dir}/${roleIntentFile(name)}`);
-  const intent = intentRead.kind === 'file' ? parseRoleIntent(intentRead.text) : null;
-  if (intent?.op === 'reset') return { kind: 'missing' };
-  if (intent?.op === 'save') {
-    return {
-      kind: 'folder',
-      roleMd: fromText(intent.role_md),
-      kit: intent.kit === null ? { kind: 'missing' } : fromText(intent.kit),
-      marker: intent.marker === null ? null : parseMarker(intent.marker),
-    };
-  }
-  const dir = `${found.dir}/${name}`;
-  const st = lstatSyncOrNull(dir);
-  if (!st) return { kind: 'missing' };
-  if (st.isSymbolicLink()) return { kind: 'unreadable', reason: 'a symbolic link (not followed)' };
-  if (!st.isDirectory()) return { kind: 'unreadable', reason: 'not a folder' };
-  const marker = read(`${dir}/.shipped`);
-  return { kind: 'folder', roleMd: read(`${dir}/role.md`), kit: read(`${dir}/kit.json`), marker: marker.kind === 'file' ? parseMarker(marker.text) : null };
-}
 
 function shippedView(s: ShippedRole) {
   const text = s.kit === null ? null : s.kit.toString('utf8');

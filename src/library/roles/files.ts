@@ -1,6 +1,7 @@
 import { removeFileDurable, removeTreeDurable, writeFileAtomic } from '../disk/atomic-write.js';
 import { type FsContext, safeDir, safeTarget } from '../disk/fs-safe.js';
-import { formatRoleIntent, type RoleIntent, roleIntentFile } from '../disk/intents.js';
+import { formatRoleIntent, type RoleIntent } from '../disk/intents.js';
+import { ROLE_FILES, roleDir, roleFile, roleIntent } from '../layout.js';
 import { applyRoleSave } from '../disk/recovery.js';
 
 /**
@@ -10,22 +11,22 @@ import { applyRoleSave } from '../disk/recovery.js';
  */
 
 async function precheck(fs: FsContext, name: string): Promise<void> {
-  await safeTarget(fs, ['roles', roleIntentFile(name)], true);
+  await safeTarget(fs, roleIntent(name), true);
   // a link at the role folder or at any of its files is refused before anything is written
-  const dir = await safeDir(fs, ['roles', name], false);
-  if (dir) for (const f of ['role.md', 'kit.json', '.shipped']) await safeTarget(fs, ['roles', name, f], false);
+  const dir = await safeDir(fs, roleDir(name), false);
+  if (dir) for (const f of ROLE_FILES) await safeTarget(fs, roleFile(name, f), false);
 }
 
 export async function writeRoleSave(fs: FsContext, name: string, intent: Extract<RoleIntent, { op: 'save' }>): Promise<void> {
   await precheck(fs, name);
-  await writeFileAtomic(fs, ['roles', roleIntentFile(name)], formatRoleIntent(intent), 'intent');
+  await writeFileAtomic(fs, roleIntent(name), formatRoleIntent(intent), 'intent');
   await applyRoleSave(fs, name, intent);
-  await removeFileDurable(fs, ['roles', roleIntentFile(name)], 'intent-remove');
+  await removeFileDurable(fs, roleIntent(name), 'intent-remove');
 }
 
 export async function writeRoleReset(fs: FsContext, name: string): Promise<void> {
   await precheck(fs, name);
-  await writeFileAtomic(fs, ['roles', roleIntentFile(name)], formatRoleIntent({ op: 'reset' }), 'intent');
-  await removeTreeDurable(fs, ['roles', name], 'folder-remove');
-  await removeFileDurable(fs, ['roles', roleIntentFile(name)], 'intent-remove');
+  await writeFileAtomic(fs, roleIntent(name), formatRoleIntent({ op: 'reset' }), 'intent');
+  await removeTreeDurable(fs, roleDir(name), 'folder-remove');
+  await removeFileDurable(fs, roleIntent(name), 'intent-remove');
 }

@@ -4,6 +4,7 @@ import { discardTemp, flushDir, removeFileDurable, renameTemp, writeFileAtomic, 
 import { type FsContext, fault, lstatOrNull, mapFsError, readNoFollow, readNoFollowSync, safeDir, safeDirSync, safeTarget } from '../disk/fs-safe.js';
 import { formatTemplateIntent, templateIntentFile } from '../disk/intents.js';
 import { formatMarker, type Marker, parseMarker, sha256Hex } from '../disk/markers.js';
+import { KEPT_BASES, keptBase, TEMPLATES, templateCopy, templateIntent, templateMarker } from '../layout.js';
 import type { ShippedTemplate } from '../shipped.js';
 
 /**
@@ -13,10 +14,10 @@ import type { ShippedTemplate } from '../shipped.js';
  * are the second argument of each write.
  */
 
-const copyPath = (name: string) => ['templates', `${name}.yaml`];
-const markerPath = (name: string) => ['templates', `.${name}.shipped`];
-const intentPath = (name: string) => ['templates', templateIntentFile(name)];
-const basePath = (hash: string) => ['templates', '.shipped-base', `${hash}.yaml`];
+const copyPath = templateCopy;
+const markerPath = templateMarker;
+const intentPath = templateIntent;
+const basePath = keptBase;
 
 /** Refuses a link at any path the write will touch before the first byte is written, so no intent is left dangling. */
 async function precheck(fs: FsContext, name: string): Promise<void> {
@@ -38,7 +39,7 @@ export async function keepBase(fs: FsContext, shipped: ShippedTemplate): Promise
 
 export async function readKeptBase(fs: FsContext, hash: string): Promise<string | null> {
   // a read: a linked or odd `.shipped-base` is no kept base (reported once, fs-safe.ts), never a refusal
-  const dir = safeDirSync(fs, ['templates', '.shipped-base'])?.dir ?? null;
+  const dir = safeDirSync(fs, [TEMPLATES, KEPT_BASES])?.dir ?? null;
   if (!dir) return null;
   const r = await readNoFollow(join(dir, `${hash}.yaml`));
   // content-addressed: bytes that no longer hash to their name are not the base
@@ -91,7 +92,7 @@ export async function writeTemplateSave(fs: FsContext, name: string, source: str
     return null;
   }
   await precheck(fs, name);
-  const dir = (await safeDir(fs, ['templates'], true))!;
+  const dir = (await safeDir(fs, [TEMPLATES], true))!;
   // a sync writes the marker that came with the file (history/sync-files.ts); its copy line must be the bytes' hash
   const marker = given ?? { shipped: shipped.hash, copy: sha256Hex(bytes) };
   const was = standing(dir, name);

@@ -9,7 +9,7 @@
  * can offer each conflict as a choice instead of showing markers.
  */
 import { diff3Merge } from 'node-diff3';
-import type { Library } from '../types.js';
+import type { Catalogue } from '../../template/model.js';
 import { validateTemplate } from '../../template/validate.js';
 
 /** A run of lines that merged cleanly, or one conflict with its three sides; each side's lines joined as written. */
@@ -69,7 +69,7 @@ export function threeWayMerge(copy: string, base: string, theirs: string, onto: 
  * The rebase answer: the merge, and whether the merged text validates against
  * today's catalogue. One for rebasing onto shipped and onto a remote's version.
  */
-export async function rebaseAnswer(library: Library, name: string, copy: string, base: string, theirs: string, onto: Onto = 'shipped') {
+export async function rebaseAnswer(library: { catalogue(): Promise<Catalogue> }, name: string, copy: string, base: string, theirs: string, onto: Onto = 'shipped') {
   const { merged, conflicts, parts } = threeWayMerge(copy, base, theirs, onto);
   const v = validateTemplate(merged, { name, catalogue: await library.catalogue() });
   return { merged, conflicts, parts, valid: v.valid, problems: v.problems };

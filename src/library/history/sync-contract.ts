@@ -1,0 +1,51 @@
+import type { RoundRecord } from './recorder.js';
+import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
+
+/**
+ * What a sync round asks of the library (history/sync-files.ts implements
+ * it; history/sync.ts and sync-round.ts drive it). A contract of plain types,
+ * so the Library contract (types.ts) can name it without importing the
+ * implementation.
+ */
+
+export interface RoleSide {
+  role_md: Blob;
+  kit: Blob;
+  marker: Blob;
+}
+
+export type PlainDecision = (local: Blob) => Outcome<{ file: Blob }>;
+
+/** One round's per-name steps, and its one commit. */
+export interface SyncRound {
+  /** reads the template's files, decides, writes the outcome; answers the outcome (`keep` too when its files are odd) */
+  template(name: string, decide: (local: TemplateSide) => Outcome<TemplateSide>): Promise<Outcome<TemplateSide>>;
+  role(name: string, decide: (local: RoleSide) => Outcome<RoleSide>): Promise<Outcome<RoleSide>>;
+  /** a kept base or a proposal file, decided alone */
+  plain(path: string, decide: PlainDecision): Promise<Outcome<{ file: Blob }>>;
+  /** queues the round's commit (RoundRecord.finish) */
+  finish: RoundRecord['finish'];
+  /** the round stopped early: what it wrote is committed without the remote as parent */
+  abandon: RoundRecord['abandon'];
+}
+
+export interface SyncFiles {
+  /** a round begins; one at a time */
+  round(): SyncRound;
+  /** this desk's shipped template of a name (sha256 and text), or null */
+  shipped(name: string): { hash: string; text: string } | null;
+  /** the one validator against today's catalogue */
+  valid(name: string, source: string): boolean;
+  /** replaces the diverged names the readers answer (state.ts) */
+  setDiverged(names: { templates: Iterable<string>; roles: Iterable<string> }): void;
+  /** called when a write through the service settles a diverged name (writes.ts); returns an unsubscribe */
+  onResolved(listener: (kind: 'templates' | 'roles', name: string) => void): () => void;
+  /**
+   * called once a sync's merge is committed, with the plain files it wrote
+   * (root-relative paths), so a reader that keeps them in memory (the
+   * proposal index) reads them again; returns an unsubscribe
+   */
+  onPlainWritten(listener: (paths: string[]) => Promise<void>): () => void;
+  /** tells those listeners, and resolves once each has read what it needs */
+  plainWritten(paths: string[]): Promise<void>;
+}
