@@ -102,6 +102,49 @@ describe('sync with a remote', () => {
     expect(await sync(a)).toMatchObject({ ahead: 0, behind: 0, diverged: [] });
   });
 
+  it('a save landing during a round gets a commit of its own, in the order the writes happened', async () => {
+    const a = await desk();
+    await save(a, 'alpha', alphaPurpose('from A'));
+    await sync(a);
+    // B's library calls back at every file step: when the round starts writing alpha, two saves come in
+    let armed = false;
+    let late: Promise<unknown> | null = null;
+    const fx = await fixture();
+    const library: Library = await openLibrary({
+      root: fx.root,
+      harnessDir: fx.harness,
+      faults: async (step) => {
+        if (!armed || !step.startsWith('intent')) return;
+        armed = false;
+        // another name: lands before the round's commit; alpha itself: waits for the round's slot, lands after it
+        await library.saveTemplate('mine', ALPHA.replace('name: alpha', 'name: mine'), { who: 'during' });
+        late = library.saveTemplate('alpha', alphaPurpose('after the round'), { who: 'after' });
+      },
+    });
+    const app = await buildApp({ library, web: false, sync: { remote: bare, intervalMs: HOUR } });
+    const b = { fx, app, library };
+    desks.push(b);
+    await app.ready();
+    armed = true;
+    await sync(b);
+    expect(late).not.toBeNull();
+    await late;
+    await library.history.settle();
+    const git = (...args: string[]) => execFileSync('git', ['-C', fx.root!, ...args], { encoding: 'utf8' });
+    // newest first: subject, parents, Who trailer
+    const log = git('log', '--format=%s%x09%P%x09%(trailers:key=Who,valueonly,separator=)', '-n', '4')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(log.map(([s]) => s)).toEqual(['save alpha (edited)', expect.stringMatching(/^sync with /), 'save mine', expect.any(String)]);
+    expect(log[0]![2]).toBe('after');
+    expect(log[1]![1]!.split(' ')).toHaveLength(2);
+    expect(log[2]![2]).toBe('during');
+    expect(git('show', 'HEAD:templates/alpha.yaml')).toBe(alphaPurpose('after the round'));
+    expect(git('show', 'HEAD~1:templates/alpha.yaml')).toBe(alphaPurpose('from A'));
+    expect(git('status', '--porcelain')).toBe('');
+  });
+
   it('edits of different templates on both desks both survive', async () => {
     const [a, b] = [await desk(), await desk()];
     await save(a, 'alpha', alphaPurpose('from A'));

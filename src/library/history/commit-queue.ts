@@ -4,6 +4,7 @@ import type { Git } from './git.js';
 import type { Journal, JournalEntry } from './journal.js';
 import { blobId, type ObjectFormat, type Snapshot } from './snapshot.js';
 import type { RecentVersion } from './types.js';
+import { TRACKED_TOP } from '../layout.js';
 
 /**
  * One commit per job, in the order the jobs were queued (docs/history.md).
@@ -185,7 +186,7 @@ export class CommitQueue {
     this.head = r.code === 0 ? r.stdout.toString('utf8').trim() : null;
     this.committed = new Map();
     if (this.head) {
-      const out = await git.ok(['ls-tree', '-r', '-z', '--full-tree', this.head, '--', '.gitignore', 'templates', 'roles', 'proposals']);
+      const out = await git.ok(['ls-tree', '-r', '-z', '--full-tree', this.head, '--', ...TRACKED_TOP]);
       for (const line of out.split('\0')) {
         const tab = line.indexOf('\t');
         if (tab < 0) continue;

@@ -1,39 +1,112 @@
 import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The one way this service runs git (docs/history.md): the binary through
- * execFile, never a shell, with an environment built from nothing so the
- * operator's or the host's configuration cannot change what a commit is:
+ * The one way this service runs git (docs/history.md; docs/operations.md,
+ * What git sees): history's commits and reads, sync's fetch, merge and push,
+ * and the start's checks all go through `gitAt`. The binary through
+ * execFile, never a shell, with the same fixed settings on every call:
  *
  * - `GIT_DIR` and `GIT_WORK_TREE` name the root's own `.git`: no discovery,
  *   so a root inside another repository never commits into that one;
- * - `GIT_CONFIG_NOSYSTEM` and `GIT_CONFIG_GLOBAL=/dev/null`, `HOME` pointed
- *   at the repository: no system, global or user config (hooks paths,
- *   aliases, signing, `core.autocrlf` and friends stay out);
+ * - an environment built from nothing but GIT_PASS_THROUGH (below), with
+ *   `GIT_CONFIG_NOSYSTEM` and `GIT_CONFIG_GLOBAL=/dev/null`: no system,
+ *   global or user config (hooks paths, aliases, signing, `core.autocrlf`
+ *   and friends stay out), and no `GIT_*` of the host's steering git;
+ * - `-c` settings that win over the repository's own `.git/config`, which
+ *   anyone who can write the root could edit: no hooks, no fsmonitor (each
+ *   would run a program of that config's choosing), no attributes or ignore
+ *   file from the home folder;
  * - `-c core.fsync=committed,index -c core.fsyncMethod=fsync`: objects, refs
  *   and the index are flushed before git reports success, so a commit that
  *   answered survives a power loss like the files it records;
- * - `-c gc.auto=0`: git never starts a detached `gc` of its own, which could
+ * - `-c gc.auto=0 -c maintenance.auto=false`: git never starts a `gc` or a
+ *   `maintenance run` of its own (a fetch would, after each one), which could
  *   outlive the service, hold locks at a kill and compete with saves for the
  *   CPU; the queue runs `gc --auto` itself, in its turn (commit-queue.ts);
- * - `LC_ALL=C`, `core.quotePath=false`: output this code can parse.
+ * - `LC_ALL=C`, `core.quotePath=false`: output and messages this code can parse;
+ * - never a prompt: a remote that wants a password fails at once.
  */
 
+/**
+ * The variables of the service's own environment git is given, by name; every
+ * other one is left out, whatever it is (`GIT_DIR`, `GIT_CONFIG_PARAMETERS`,
+ * `GIT_EXEC_PATH`… set on the host never reach git). docs/operations.md lists
+ * them for operators.
+ *
+ * - `PATH`: to find git and, for an ssh remote, ssh;
+ * - `HOME`: credentials a remote reads from the home folder (curl's
+ *   `~/.netrc` for https, what an ssh wrapper keeps there). git's own config
+ *   from it stays out (`GIT_CONFIG_GLOBAL=/dev/null`), and so do the
+ *   attributes and ignore files it would find under `~/.config/git`
+ *   (`core.attributesFile`, `core.excludesFile` below);
+ * - `SSH_AUTH_SOCK`, `GIT_SSH_COMMAND`, `GIT_SSH`: the ssh agent and the ssh
+ *   command the operator chose (default `ssh -o BatchMode=yes`: a host that
+ *   would ask anything fails instead of waiting);
+ * - the proxy variables, as curl reads them, for an https remote behind a proxy.
+ *
+ * `LC_ALL` and `LANG` are not passed: they are `C`, so git's messages are the
+ * ones sync.ts matches.
+ */
+export const GIT_PASS_THROUGH = [
+  'PATH',
+  'HOME',
+  'SSH_AUTH_SOCK',
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'http_proxy',
+  'https_proxy',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'no_proxy',
+  'NO_PROXY',
+  'all_proxy',
+  'ALL_PROXY',
+] as const;
+
+/**
+ * Where `core.hooksPath` points: an empty folder in the root's git dir,
+ * made by the runner. A folder, as git documents the setting, rather than
+ * `/dev/null`, which works only because git fails to look inside a file; and
+ * in the git dir rather than a temp folder, because only this service writes
+ * there (under the root lock), where a temp folder's name could be taken by
+ * another user of the machine once a cleaner removed it. Read and search only:
+ * nothing is meant to be put in it. Missing (before `git init`, or removed by
+ * hand) it is as empty.
+ */
+const NO_HOOKS = 'desk-no-hooks';
+
 export interface GitResult {
-  code: number;
+  /** git's exit code; null when it did not exit on its own (see `cut`) */
+  code: number | null;
   stdout: Buffer;
   stderr: string;
+  /** why git was stopped: the runner's timeout, the caller's signal, or a signal from elsewhere */
+  cut?: 'timeout' | 'aborted' | NodeJS.Signals;
 }
 
 export interface GitOptions {
   /** written to git's stdin, then closed */
   input?: string | Buffer;
-  /** extra environment (author, dates); wins over the fixed one */
-  env?: Record<string, string>;
+  /** extra `GIT_*` variables (an index file of its own, say); win over the fixed ones */
+  env?: { [name: `GIT_${string}`]: string };
   /** run at a lower CPU priority (nice 10): the commit queue's work yields to the saves it follows */
   background?: boolean;
+  /** stops git (SIGKILL) when aborted: sync cuts a fetch or push when the service stops */
+  signal?: AbortSignal;
+  /** stops git (SIGKILL) after this long; default the runner's (none unless gitAt was given one) */
+  timeoutMs?: number;
+}
+
+export interface GitAtOptions {
+  /** the git binary; default `git` on PATH */
+  bin?: string;
+  /** where GIT_PASS_THROUGH's values come from; default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** every call's default timeout in ms; default none */
+  timeoutMs?: number;
 }
 
 /** git could not be run at all (not installed, not on PATH). */
@@ -41,36 +114,79 @@ export class GitMissingError extends Error {
   override readonly name = 'GitMissingError';
 }
 
-/** git ran and failed. */
+/** git ran and failed, or was stopped: its exit code (null when stopped) and what it wrote to stderr. */
 export class GitError extends Error {
   override readonly name = 'GitError';
   constructor(
     readonly args: readonly string[],
     readonly result: GitResult,
   ) {
-    super(`git ${args.slice(0, 2).join(' ')} exited ${result.code}: ${result.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+    super(`git ${subcommand(args)} ${result.code === null ? `was stopped (${result.cut ?? 'killed'})` : `exited ${result.code}`}${complaint(result.stderr)}`);
+  }
+
+  get exitCode(): number | null {
+    return this.result.code;
+  }
+
+  get stderr(): string {
+    return this.result.stderr;
   }
 }
 
-const CONFIG = ['-c', 'core.fsync=committed,index', '-c', 'core.fsyncMethod=fsync', '-c', 'gc.auto=0', '-c', 'core.quotePath=false', '-c', 'core.autocrlf=false', '-c', 'commit.gpgSign=false', '-c', 'core.hooksPath=/dev/null', '-c', 'advice.detachedHead=false'];
+/** The subcommand, past any `-c name=value` of the caller's own. */
+const subcommand = (args: readonly string[]): string => {
+  let i = 0;
+  while (args[i] === '-c') i += 2;
+  return args[i] ?? '';
+};
+
+/** The first line of git's own complaint says what went wrong; the rest is hints. */
+const complaint = (stderr: string): string => {
+  const line = stderr.split('\n').find((l) => l.trim() !== '' && !l.startsWith('hint:'));
+  return line ? `: ${line.trim()}` : '';
+};
+
+const config = (hooks: string): string[] =>
+  [
+    'core.fsync=committed,index',
+    'core.fsyncMethod=fsync',
+    'gc.auto=0',
+    'maintenance.auto=false',
+    `core.hooksPath=${hooks}`,
+    'core.fsmonitor=false',
+    'core.attributesFile=/dev/null',
+    'core.excludesFile=/dev/null',
+    'core.quotePath=false',
+    'core.autocrlf=false',
+    'commit.gpgSign=false',
+    'advice.detachedHead=false',
+  ].flatMap((kv) => ['-c', kv]);
 
 export interface Git {
   readonly root: string;
   readonly gitDir: string;
-  /** exit code and output; throws only GitMissingError */
+  /** exit code and output; throws only GitMissingError (or when git cannot be started at all) */
   run(args: readonly string[], options?: GitOptions): Promise<GitResult>;
-  /** stdout as text; a non-zero exit throws GitError */
+  /** stdout as text; a non-zero exit (or a stop) throws GitError */
   ok(args: readonly string[], options?: GitOptions): Promise<string>;
-  /** the fixed environment, for helpers that run git themselves (sync) */
-  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
+  /** stdout as bytes (a blob); a non-zero exit throws GitError */
+  bytes(args: readonly string[], options?: GitOptions): Promise<Buffer>;
+  /** stdout as one trimmed line, for rev-parse and friends; a non-zero exit throws GitError */
+  line(args: readonly string[], options?: GitOptions): Promise<string>;
 }
 
-export function gitAt(root: string, bin = 'git', baseEnv: NodeJS.ProcessEnv = process.env): Git {
+/** The environment every git process gets: the named pass-through variables, then the fixed ones. */
+function gitEnv(root: string, baseEnv: NodeJS.ProcessEnv = process.env, extra: GitOptions['env'] = {}): NodeJS.ProcessEnv {
   const gitDir = join(root, '.git');
-  const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  const passed: NodeJS.ProcessEnv = {};
+  for (const name of GIT_PASS_THROUGH) if (baseEnv[name] !== undefined) passed[name] = baseEnv[name];
+  return {
+    ...passed,
     PATH: baseEnv.PATH ?? '/usr/bin:/bin',
-    HOME: gitDir,
+    // ssh keys and agent still work; a host that would ask anything fails instead
+    ...(baseEnv.GIT_SSH_COMMAND === undefined && baseEnv.GIT_SSH === undefined ? { GIT_SSH_COMMAND: 'ssh -o BatchMode=yes' } : {}),
     LC_ALL: 'C',
+    LANG: 'C',
     GIT_DIR: gitDir,
     GIT_WORK_TREE: root,
     GIT_CONFIG_NOSYSTEM: '1',
@@ -78,20 +194,58 @@ export function gitAt(root: string, bin = 'git', baseEnv: NodeJS.ProcessEnv = pr
     GIT_TERMINAL_PROMPT: '0',
     GIT_OPTIONAL_LOCKS: '0',
     ...extra,
-  });
+  };
+}
+
+export function gitAt(root: string, o: GitAtOptions = {}): Git {
+  const bin = o.bin ?? 'git';
+  const baseEnv = o.env ?? process.env;
+  const gitDir = join(root, '.git');
+  const hooks = join(gitDir, NO_HOOKS);
+  let hooksMade = false;
+  const makeHooks = () => {
+    if (hooksMade) return;
+    try {
+      // not recursive: before `git init` there is no git dir to make it in, and none is made here
+      mkdirSync(hooks, { mode: 0o555 });
+      hooksMade = true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') hooksMade = true;
+    }
+  };
   const run = (args: readonly string[], options: GitOptions = {}): Promise<GitResult> =>
     new Promise((resolve, reject) => {
+      makeHooks();
+      const timeout = options.timeoutMs ?? o.timeoutMs ?? 0;
       const child = execFile(
         bin,
-        [...CONFIG, ...args],
-        { cwd: root, env: env(options.env), encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+        [...config(hooks), ...args],
+        {
+          cwd: root,
+          env: gitEnv(root, baseEnv, options.env),
+          encoding: 'buffer',
+          maxBuffer: 256 * 1024 * 1024,
+          windowsHide: true,
+          timeout,
+          killSignal: 'SIGKILL',
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
         (err, stdout, stderr) => {
-          const e = err as (NodeJS.ErrnoException & { code?: string | number }) | null;
+          const e = err as (NodeJS.ErrnoException & { code?: string | number | null; killed?: boolean; signal?: NodeJS.Signals | null }) | null;
+          const text = stderr.toString('utf8');
+          if (e?.name === 'AbortError') {
+            resolve({ code: null, stdout, stderr: text, cut: 'aborted' });
+            return;
+          }
           if (e && typeof e.code === 'string') {
             reject(e.code === 'ENOENT' ? new GitMissingError(`${bin} was not found on PATH`) : e);
             return;
           }
-          resolve({ code: e ? Number(e.code ?? 1) : 0, stdout, stderr: stderr.toString('utf8') });
+          if (e && (e.code === null || e.code === undefined) && e.signal) {
+            resolve({ code: null, stdout, stderr: text, cut: e.killed && timeout > 0 ? 'timeout' : e.signal });
+            return;
+          }
+          resolve({ code: e ? Number(e.code ?? 1) : 0, stdout, stderr: text });
         },
       );
       if (options.background && child.pid !== undefined) {
@@ -106,15 +260,17 @@ export function gitAt(root: string, bin = 'git', baseEnv: NodeJS.ProcessEnv = pr
       if (options.input !== undefined) child.stdin?.end(options.input);
       else child.stdin?.end();
     });
+  const bytes = async (args: readonly string[], options?: GitOptions): Promise<Buffer> => {
+    const r = await run(args, options);
+    if (r.code !== 0) throw new GitError(args, r);
+    return r.stdout;
+  };
   return {
     root,
     gitDir,
     run,
-    async ok(args, options) {
-      const r = await run(args, options);
-      if (r.code !== 0) throw new GitError(args, r);
-      return r.stdout.toString('utf8');
-    },
-    env,
+    bytes,
+    ok: async (args, options) => (await bytes(args, options)).toString('utf8'),
+    line: async (args, options) => (await bytes(args, options)).toString('utf8').trim(),
   };
 }

@@ -13,6 +13,7 @@ import type { Recorder, RoundRecord } from './recorder.js';
 import { ensureIgnore, gitDirKind, initRepo, recoverLocks, reportLocks } from './repo.js';
 import { blobId, keyOf, type NameKey, type ObjectFormat, readAll, readName, readPaths, type Snapshot } from './snapshot.js';
 import type { History } from './types.js';
+import { TRACKED_TOP } from '../layout.js';
 
 export interface HistoryOptions {
   /** `Name <email>` (DESK_AUTHOR); default `desk <desk@localhost>` */
@@ -61,7 +62,7 @@ async function lockIsOurs(root: string, holder: LockHolder): Promise<boolean> {
 export async function openHistory(fs: FsContext, holder: LockHolder, logger: LibraryLogger, o: HistoryOptions = {}): Promise<Opened> {
   const bin = o.git ?? 'git';
   const author = parseAuthor(o.author ?? DEFAULT_AUTHOR) ?? parseAuthor(DEFAULT_AUTHOR)!;
-  const git = gitAt(fs.root, bin, o.env);
+  const git = gitAt(fs.root, { bin, env: o.env });
   const kind = await gitDirKind(fs.root);
   if (kind === 'other') {
     const why = `${join(fs.root, '.git')} is not a folder (a linked work tree or a link): the library keeps no history`;
@@ -93,7 +94,7 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   const cut = (await journal.settleLanding(async (commit) => (await git.run(['merge-base', '--is-ancestor', commit, 'HEAD'])).code === 0)) || locks.length > 0;
   const left = journal.left();
   // index entries a commit cut short had staged go back to HEAD: its job is still in the journal
-  if (hadHead && (cut || left.length > 0)) await git.run(['reset', '-q', 'HEAD', '--', '.gitignore', 'templates', 'roles', 'proposals']);
+  if (hadHead && (cut || left.length > 0)) await git.run(['reset', '-q', 'HEAD', '--', ...TRACKED_TOP]);
   for (const { name, entry } of left) queue.enqueue({ snapshot: fromEntry(entry), message: entry.message, who: entry.who, at: entry.at, journal: name });
   await queue.settle();
 

@@ -78,7 +78,8 @@ export async function showMany(git: Git, items: readonly FileAt[]): Promise<(str
   if (asked.length === 0) return out;
   const args = ['cat-file', '--batch'];
   const r = await git.run(args, { input: asked.map((i) => `${items[i]!.commit}^{commit}:${items[i]!.path}\n`).join('') });
-  const torn = () => new GitError(args, { ...r, code: r.code || 1, stderr: r.stderr || 'its output ended early' });
+  // a batch that exited 0 with its output cut short fails like one that exited non-zero
+  const torn = () => new GitError(args, r.code === 0 ? { ...r, code: 1, stderr: r.stderr || 'its output ended early' } : r);
   if (r.code !== 0) throw torn();
   const buf = r.stdout;
   let pos = 0;

@@ -1,6 +1,6 @@
-import type { SyncFiles, SyncRound } from './sync-files.js';
-import { rolePaths, templatePaths, unitOf } from './sync-files.js';
-import { type Git, gitLine } from './sync-git.js';
+import type { SyncFiles, SyncRound } from './sync-contract.js';
+import { rolePaths, templatePaths, unitOf } from '../layout.js';
+import type { Git } from './git.js';
 import { type Blob, mergePlainFile, mergeTemplate, oneSide } from './sync-merge.js';
 
 /**
@@ -45,7 +45,7 @@ export interface RoundContext {
 export async function blobAt(git: Git, commit: string | null, path: string): Promise<Blob> {
   if (commit === null) return null;
   try {
-    return (await git(['cat-file', 'blob', `${commit}:${path}`])).stdout;
+    return await git.bytes(['cat-file', 'blob', `${commit}:${path}`]);
   } catch {
     return null;
   }
@@ -53,7 +53,7 @@ export async function blobAt(git: Git, commit: string | null, path: string): Pro
 
 export async function revOrNull(git: Git, rev: string): Promise<string | null> {
   try {
-    return (await gitLine(git, ['rev-parse', '-q', '--verify', `${rev}^{commit}`])) || null;
+    return (await git.line(['rev-parse', '-q', '--verify', `${rev}^{commit}`])) || null;
   } catch {
     return null;
   }
@@ -61,7 +61,7 @@ export async function revOrNull(git: Git, rev: string): Promise<string | null> {
 
 export async function isAncestor(git: Git, a: string, b: string): Promise<boolean> {
   try {
-    await git(['merge-base', '--is-ancestor', a, b]);
+    await git.bytes(['merge-base', '--is-ancestor', a, b]);
     return true;
   } catch {
     return false;
@@ -70,7 +70,7 @@ export async function isAncestor(git: Git, a: string, b: string): Promise<boolea
 
 async function mergeBase(git: Git, a: string, b: string): Promise<string | null> {
   try {
-    return (await gitLine(git, ['merge-base', a, b])) || null;
+    return (await git.line(['merge-base', a, b])) || null;
   } catch {
     return null; // unrelated histories: two desks that started their repositories apart
   }
@@ -79,7 +79,7 @@ async function mergeBase(git: Git, a: string, b: string): Promise<string | null>
 /** Root-relative paths the remote changed since `base` (all of its files when there is no base). */
 async function changedOnRemote(git: Git, base: string | null, remote: string): Promise<string[]> {
   const args = base ? ['diff', '--name-only', '--no-renames', '-z', base, remote] : ['ls-tree', '-r', '--name-only', '-z', remote];
-  return (await git(args)).stdout.toString('utf8').split('\0').filter(Boolean);
+  return (await git.ok(args)).split('\0').filter(Boolean);
 }
 
 export async function mergeRemote(rc: RoundContext, remote: string, diverged: Diverged): Promise<RoundResult> {

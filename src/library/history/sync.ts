@@ -1,7 +1,7 @@
 import type { LibraryLogger } from '../context.js';
 import type { SyncStatus } from '../../schema/sync.js';
 import type { Library } from '../types.js';
-import { type Git, GitError, gitIn, gitLine } from './sync-git.js';
+import { type Git, GitError, gitAt } from './git.js';
 import { loadDiverged, remoteLabel, saveDiverged } from './sync-store.js';
 import { blobAt, type Diverged, type DivergedAt, mergeRemote, revOrNull } from './sync-round.js';
 
@@ -25,6 +25,13 @@ export interface SyncOptions {
 }
 
 export type { SyncStatus };
+
+/**
+ * Every git call of a sync is cut off after this long: a fetch of a small
+ * library over a slow link takes seconds, and an unreachable remote must cost
+ * one failed round, never a stuck one.
+ */
+const SYNC_GIT_TIMEOUT_MS = 30_000;
 
 /** The remote's branch as last fetched. */
 const REMOTE_REF = 'refs/desk-sync/remote';
@@ -58,7 +65,7 @@ export class LibrarySync {
     private readonly options: SyncOptions,
   ) {
     if (!library.root) throw new Error('sync needs a library root');
-    this.git = gitIn(library.root);
+    this.git = gitAt(library.root, { timeoutMs: SYNC_GIT_TIMEOUT_MS });
     this.label = remoteLabel(options.remote);
     this.logger = options.logger ?? silent;
     this.now = options.now ?? Date.now;
@@ -72,7 +79,7 @@ export class LibrarySync {
       return;
     }
     try {
-      this.gitDir = await gitLine(this.git, ['rev-parse', '--absolute-git-dir']);
+      this.gitDir = await this.git.line(['rev-parse', '--absolute-git-dir']);
     } catch (e) {
       // the service still starts and saves; the status says why nothing syncs
       this.fail('start', e);
@@ -161,12 +168,13 @@ export class LibrarySync {
   }
 
   private async branch(): Promise<string> {
-    return (await gitLine(this.git, ['symbolic-ref', '--short', '-q', 'HEAD']).catch(() => '')) || 'main';
+    return (await this.git.line(['symbolic-ref', '--short', '-q', 'HEAD']).catch(() => '')) || 'main';
   }
 
   private async fetch(branch: string): Promise<string | null> {
     try {
-      await this.git(['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', this.options.remote, `+refs/heads/${branch}:${REMOTE_REF}`], { signal: this.stopping.signal });
+      // the remote comes from outside: after --end-of-options, a value starting with `-` is a repository, never an option
+      await this.git.ok(['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', '--end-of-options', this.options.remote, `+refs/heads/${branch}:${REMOTE_REF}`], { signal: this.stopping.signal });
     } catch (e) {
       // an empty remote (nobody pushed yet) has no branch to fetch: nothing to merge
       if (e instanceof GitError && /couldn't find remote ref/i.test(e.stderr)) return null;
@@ -225,8 +233,8 @@ export class LibrarySync {
     const remote = await revOrNull(this.git, REMOTE_REF);
     if (remote === head) return;
     const b = branch ?? (await this.branch());
-    await this.git(['push', '--quiet', '--no-verify', this.options.remote, `${head}:refs/heads/${b}`], { signal: this.stopping.signal });
-    await this.git(['update-ref', REMOTE_REF, head]);
+    await this.git.ok(['push', '--quiet', '--no-verify', '--end-of-options', this.options.remote, `${head}:refs/heads/${b}`], { signal: this.stopping.signal });
+    await this.git.ok(['update-ref', REMOTE_REF, head]);
     this.recovered();
   }
 
@@ -241,7 +249,7 @@ export class LibrarySync {
     if (!this.gitDir) return { ...base, ahead: 0, behind: 0 };
     const head = await revOrNull(this.git, 'HEAD');
     const remote = await revOrNull(this.git, REMOTE_REF);
-    const count = async (range: string) => Number(await gitLine(this.git, ['rev-list', '--count', range]).catch(() => '0')) || 0;
+    const count = async (range: string) => Number(await this.git.line(['rev-list', '--count', range]).catch(() => '0')) || 0;
     const ahead = head ? (remote ? await count(`${remote}..${head}`) : await count(head)) : 0;
     const behind = remote ? (head ? await count(`${head}..${remote}`) : await count(remote)) : 0;
     return { ...base, ahead, behind };
