@@ -1,9 +1,8 @@
-import { open, readdir } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { catalogueOf, kitsOf, operatorEntries, operatorKitBytes } from './library/catalogue.js';
-import { loadShipped } from './library/shipped.js';
-import { harnessDir, packageVersion } from './paths.js';
+import { openLibraryReader } from './library/reader.js';
+import { packageVersion } from './paths.js';
 import type { Catalogue } from './template/model.js';
 import type { Problem } from './template/problems.js';
 import { LIMITS } from './template/read.js';
@@ -206,23 +205,16 @@ async function readCapped(file: string): Promise<string> {
 }
 
 /**
- * Roles and templates the files are checked against, built as the service
- * builds its own (catalogueOf): shipped, read-only, the --library's, and the
- * files themselves (for `base`).
+ * Roles and templates the files are checked against: the catalogue the
+ * service answers for the --library root (shipped, read-only, the
+ * operator's, each role's kit), read without its lock and without writing
+ * there, so a root a running service holds is read as it serves it; with
+ * no --library, the shipped and read-only ones. The files themselves count
+ * as templates too, so one may be another's `base`.
  */
 async function loadCatalogue(library: string | undefined, files: string[]): Promise<Catalogue> {
-  const shipped = await loadShipped(harnessDir);
-  // a missing or unreadable --library is a usage error, not an empty library
-  if (library !== undefined) await readdir(library);
-  const operator = library === undefined ? null : operatorEntries(library);
-  return catalogueOf({
-    shipped: { templates: shipped.templates.keys(), roles: shipped.roles.keys() },
-    operator,
-    extraTemplates: files.map(nameOf),
-    // what a role's kit grants counts, as in the service (docs/format.md, "May mutate tickets")
-    kits: kitsOf(
-      [...shipped.roles].map(([name, r]) => [name, r.kit]),
-      library === undefined || !operator ? [] : operatorKitBytes(library, operator.roles),
-    ),
-  });
+  // a missing or unreadable --library is refused by the reader: a usage error, not an empty library
+  const reader = await openLibraryReader({ root: library ?? null });
+  const catalogue = await reader.catalogue();
+  return { ...catalogue, templates: new Set([...catalogue.templates, ...files.map(nameOf)]) };
 }

@@ -1,25 +1,21 @@
 import { mkdir, realpath } from 'node:fs/promises';
 import { DeskError } from '../errors.js';
 import { harnessDir as defaultHarnessDir } from '../paths.js';
-import { validateTemplate } from '../template/validate.js';
-import type { LibraryContext, LibraryLogger, WriteGuard } from './context.js';
-import { EntryCache } from './templates/entry-cache.js';
+import type { validateTemplate } from '../template/validate.js';
+import type { LibraryLogger, WriteGuard } from './context.js';
 import { EventBus } from './events/bus.js';
 import { disabledHistory } from './history/disabled.js';
 import { type HistoryOptions, openHistory, type Opened } from './history/open.js';
 import { noRecorder } from './history/recorder.js';
 import { syncFiles } from './history/sync-files.js';
-import { type FaultHook, type FsContext, type OddFile, rootUnwritable } from './disk/fs-safe.js';
+import { type FaultHook, type FsContext, rootUnwritable } from './disk/fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
 import { recoverRoot } from './disk/recovery.js';
 import { acquireRootLock } from './disk/root-lock.js';
 import { checkShipped, loadShipped } from './shipped.js';
-import { look } from './look.js';
-import { listRoleEntries, roleEntry } from './roles/entries.js';
-import { getTemplate, listTemplates } from './templates/read.js';
+import { libraryContext, libraryReads, reportOnce, silentLogger } from './reader.js';
 import type { Library } from './types.js';
-import { ValidationMemo } from './templates/validation-memo.js';
-import { checkRoleName, checkTemplateName, keptBase, libraryWrites } from './writes.js';
+import { keptBase, libraryWrites } from './writes.js';
 import { KeyedQueue } from './queue.js';
 
 export interface LibraryOptions {
@@ -41,26 +37,13 @@ export interface LibraryOptions {
   history?: HistoryOptions;
 }
 
-const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
-
-/** Odd files and folders (fs-safe.ts) are logged once each: reads meet them at every request. */
-function reportOnce(logger: LibraryLogger): (odd: OddFile) => void {
-  const told = new Set<string>();
-  return ({ path, reason }) => {
-    const key = `${path}\0${reason}`;
-    if (told.has(key)) return;
-    told.add(key);
-    logger.warn({ path, reason }, 'an odd file or folder in the library is left alone (docs/operations.md)');
-  };
-}
-
 /**
  * Opens the library (docs/operations.md): takes the root's lock,
  * finishes or discards what a crash left behind, reads the shipped files
  * once. The answer implements the Library contract in types.ts.
  */
 export async function openLibrary(options: LibraryOptions): Promise<Library> {
-  const logger = options.logger ?? silent;
+  const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;
   const shipped = await loadShipped(options.harnessDir ?? defaultHarnessDir);
   // A broken harness refuses the start before anything is locked or recovered. The read-only
@@ -99,17 +82,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
       });
     }
   }
-  const ctx: LibraryContext = {
-    fs,
-    shipped,
-    readOnly,
-    now,
-    entries: new EntryCache(),
-    memo: new ValidationMemo(options.validate ?? validateTemplate),
-    last: null,
-    logger,
-    diverged: { templates: new Set(), roles: new Set() },
-  };
+  const ctx = libraryContext({ fs, shipped, readOnly, now, logger, validate: options.validate });
   const queue = new KeyedQueue();
   let closed = false;
   const guard: WriteGuard = {
@@ -129,19 +102,9 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     events,
     history: opened?.history ?? disabledHistory(fs === null ? 'the library has no root' : 'the library root is read-only'),
     syncFiles: files,
-    // reads look at the disk afresh at every call (docs/api.md); writes are writes.ts, one function each
-    catalogue: async () => look(ctx).catalogue,
-    listTemplates: () => listTemplates(ctx),
-    async getTemplate(name, opts) {
-      checkTemplateName(name);
-      return getTemplate(ctx, name, opts?.card);
-    },
+    // reads look at the disk afresh at every call (docs/api.md), as a reader's do (reader.ts); writes are writes.ts, one function each
+    ...libraryReads(ctx),
     keptBase: (name) => keptBase(ctx, name),
-    listRoles: async () => listRoleEntries(ctx),
-    async getRole(name) {
-      checkRoleName(name);
-      return roleEntry(ctx, name);
-    },
     ...libraryWrites({ ctx, guard, recorder, events, settleDiverged: (kind, name) => files.resolved(kind, name) }),
     async close() {
       closed = true;
