@@ -1,18 +1,20 @@
+import type { CatalogueRefs } from '../../template/lookups.js';
 import type { Catalogue } from '../../template/model.js';
-import type { Validation, validateTemplate } from '../../template/validate.js';
+import type { Validation, Validator, validateTemplate } from '../../template/validate.js';
 import { sha256Hex } from '../disk/markers.js';
 import type { TemplateOutline } from '../types.js';
 
 /**
  * Validations memoised on what they depend on: the bytes (their sha256), the
  * name checked, and the catalogue — the cold list is 93% validation, so this
- * is the one cache that buys real time. The validator is pure and sees the
- * catalogue only through the answers it gets, so a memo keeps the questions
- * it asked ("is there a role `auditor`?", "a template `origin`?") and their
- * answers. Under a catalogue of other names the memo holds exactly when
- * every question still has the same answer; else the bytes are validated
- * again. A validator that walks a set instead of asking depends on all of
- * it: that memo holds only under the same names.
+ * is the one cache that buys real time. The validator is pure and says what
+ * it looked up in the catalogue and what it found (its `refs`: "a role
+ * `auditor`? yes", "a template `origin`? no", "the kit of `worker`? these
+ * tools"), so a memo keeps those refs. Under a catalogue of other names the
+ * memo holds exactly when every ref still has the same answer; else the
+ * bytes are validated again. A validation that walked a whole set depends on
+ * all of it: that memo holds only under the same names (the same
+ * generation). docs/performance.md, "Why it cannot be stale".
  *
  * Every memo keeps its outline (what a list shows); the whole validation
  * (problems, model) is kept for the WHOLE_KEPT most recently used, as the
@@ -25,18 +27,22 @@ export interface CatalogueGen {
   gen: number;
 }
 
+/** A validation's refs as the memo keeps them: the three records, in this order. */
+type KeptRefs = [roles: CatalogueRefs['roles'], templates: CatalogueRefs['templates'], kits: CatalogueRefs['kits']];
+
 interface Memo {
   hash: string;
   /** the generation the memo was last proven under */
   gen: number;
   /**
-   * the questions asked and their answers, as one JSON array of strings
-   * (`r1auditor`: a role `auditor`, yes; `t0origin`: a template `origin`,
-   * no); null when the validator depended on the whole catalogue
+   * The validation's refs as one JSON string of KeptRefs — one string per
+   * memo, as the list of 10,000 keeps a memo for each template and records
+   * of their own would cost several objects each; null when the validation
+   * walked a whole set.
    */
-  asked: string | null;
+  refs: string | null;
   outline: TemplateOutline;
-  whole?: Validation | undefined;
+  validation?: Validation | undefined;
 }
 
 /** How many whole validations are kept (RSS after listing 10,000). */
@@ -46,64 +52,27 @@ const PER_NAME = 3;
 /** Memos kept of validations without a name (the card's diff), keyed on the bytes alone. */
 const UNNAMED = 64;
 
-type Asked = { set: 'roles' | 'templates'; name: string; had: boolean } | { set: 'kits'; name: string; tools: readonly string[] | null };
-
-/** A read-only set that answers `has` from the real one and writes each question down. */
-function recording(real: ReadonlySet<string>, set: 'roles' | 'templates', log: { asked: Asked[] | null }): ReadonlySet<string> {
-  const whole = () => {
-    log.asked = null;
-    return real;
-  };
-  return {
-    has(name: string) {
-      const had = real.has(name);
-      log.asked?.push({ set, name, had });
-      return had;
-    },
-    get size() {
-      return whole().size;
-    },
-    forEach(cb, thisArg) {
-      for (const v of whole()) cb.call(thisArg, v, v, this);
-    },
-    entries: () => whole().entries(),
-    keys: () => whole().keys(),
-    values: () => whole().values(),
-    [Symbol.iterator]: () => whole()[Symbol.iterator](),
-  } as ReadonlySet<string>;
+/** Fresh: JSON.stringify writes a string of its own, so a memo keeps no slice of the source alive. */
+function keep(refs: CatalogueRefs): string | null {
+  return refs.whole ? null : JSON.stringify([refs.roles, refs.templates, refs.kits] satisfies KeptRefs);
 }
 
-/**
- * Issue 12 (validator rules): the catalogue's kits, asked role by role, each
- * question written down with the tools it answered, as for the sets.
- */
-function recordingKits(real: NonNullable<Catalogue['kits']>, log: { asked: Asked[] | null }): NonNullable<Catalogue['kits']> {
-  return {
-    get(role: string) {
-      const tools = real.get(role);
-      log.asked?.push({ set: 'kits', name: role, tools: tools ?? null });
-      return tools;
-    },
-  };
+/** The same tools in the same order, or no kit on either side. */
+function sameTools(now: readonly string[] | undefined, then: string[] | null): boolean {
+  if (now === undefined || then === null) return now === undefined && then === null;
+  return now.length === then.length && now.every((t, i) => t === then[i]);
 }
 
-/** A kit question as written down: `k` and the JSON of [role, tools or null]. */
-const kitQuestion = (role: string, tools: readonly string[] | null | undefined) => `k${JSON.stringify([role, tools ?? null])}`;
-
-function encode(a: Asked): string {
-  if (a.set === 'kits') return kitQuestion(a.name, a.tools);
-  return `${a.set === 'roles' ? 'r' : 't'}${a.had ? 1 : 0}${a.name}`;
-}
-
+/** Whether `cat` answers every ref of `m` as the catalogue it was validated under did. */
 function stillHolds(m: Memo, cat: Catalogue): boolean {
-  if (m.asked === null) return false;
-  return (JSON.parse(m.asked) as string[]).every((q) => {
-    if (q[0] === 'k') {
-      const role = (JSON.parse(q.slice(1)) as [string, unknown])[0];
-      return kitQuestion(role, cat.kits?.get(role)) === q;
-    }
-    return (q[0] === 'r' ? cat.roles : cat.templates).has(q.slice(2)) === (q[1] === '1');
-  });
+  if (m.refs === null) return false;
+  // JSON.parse makes own properties, so a name such as `__proto__` is an entry like any other
+  const [roles, templates, kits] = JSON.parse(m.refs) as KeptRefs;
+  return (
+    Object.entries(roles).every(([r, known]) => cat.roles.has(r) === known) &&
+    Object.entries(templates).every(([t, held]) => cat.templates.has(t) === held) &&
+    Object.entries(kits).every(([r, tools]) => sameTools(cat.kits?.get(r), tools))
+  );
 }
 
 /** Fresh strings: the validator's are slices of the source and would keep every source alive. */
@@ -143,24 +112,23 @@ export class ValidationMemo {
 
   /** `source` (whose sha256 is `hash`) validated as `name`: the memo's, or validated now and memoised. */
   outlineOf(name: string, source: string, hash: string, at: CatalogueGen): TemplateOutline {
-    return (this.find(name, hash, at) ?? this.run(name, source, hash, at, false)).outline;
+    return (this.find(name, hash, at) ?? this.run(name, source, hash, at).memo).outline;
   }
 
   /** The whole validation (problems and model), with its outline; kept among the WHOLE_KEPT. */
   whole(name: string | undefined, source: string, hash: string, at: CatalogueGen): { outline: TemplateOutline; validation: Validation } {
-    const m = this.find(name ?? '', hash, at);
-    // a memo without its whole validation holds its catalogue answers: validating again gives the same one (pure)
-    if (!m) {
-      const fresh = this.run(name ?? '', source, hash, at, true);
-      return { outline: fresh.outline, validation: fresh.whole! };
-    }
-    if (!m.whole) this.keepWhole(m, this.validate(source, name === undefined ? { catalogue: at.catalogue } : { name, catalogue: at.catalogue }));
-    else this.keepWhole(m, m.whole);
-    return { outline: m.outline, validation: m.whole! };
+    const key = name ?? '';
+    const kept = this.find(key, hash, at);
+    // a memo that let its validation go still holds under this catalogue: validating again gives the same one (pure)
+    const { memo, validation } = kept
+      ? { memo: kept, validation: kept.validation ?? this.validateAs(key, source, at) }
+      : this.run(key, source, hash, at);
+    this.keepWhole(memo, validation);
+    return { outline: memo.outline, validation };
   }
 
   /** A validator for the card under this look's catalogue, answering from the memo. */
-  validator(at: CatalogueGen): typeof validateTemplate {
+  validator(at: CatalogueGen): Validator {
     return (source, options) => {
       if (options.catalogue !== at.catalogue) return this.validate(source, options);
       return this.whole(options.name, source, sha256Hex(source), at).validation;
@@ -183,6 +151,7 @@ export class ValidationMemo {
     const i = list.findIndex((m) => m.hash === hash);
     if (i < 0) return null;
     const m = list[i]!;
+    // under the generation it was proven under, the names are the same: no ref needs asking
     if (m.gen !== at.gen) {
       if (!stillHolds(m, at.catalogue)) return null;
       m.gen = at.gen;
@@ -194,29 +163,29 @@ export class ValidationMemo {
     return m;
   }
 
-  private run(key: string, source: string, hash: string, at: CatalogueGen, keepWhole: boolean): Memo {
-    const log: { asked: Asked[] | null } = { asked: [] };
-    const catalogue: Catalogue = { roles: recording(at.catalogue.roles, 'roles', log), templates: recording(at.catalogue.templates, 'templates', log) };
-    if (at.catalogue.kits) catalogue.kits = recordingKits(at.catalogue.kits, log);
-    const v = this.validate(source, key === '' ? { catalogue } : { name: key, catalogue });
-    const asked = log.asked && JSON.stringify(log.asked.map(encode));
-    const m: Memo = { hash, gen: at.gen, asked, outline: outlineOf(v) };
+  private validateAs(key: string, source: string, at: CatalogueGen): Validation {
+    return this.validate(source, key === '' ? { catalogue: at.catalogue } : { name: key, catalogue: at.catalogue });
+  }
+
+  /** Validates now and memoises the outline and the refs; the caller decides whether the validation is kept. */
+  private run(key: string, source: string, hash: string, at: CatalogueGen): { memo: Memo; validation: Validation } {
+    const validation = this.validateAs(key, source, at);
+    const memo: Memo = { hash, gen: at.gen, refs: keep(validation.refs), outline: outlineOf(validation) };
     const list = (this.memos.get(key) ?? []).filter((x) => x.hash !== hash);
-    list.unshift(m);
+    list.unshift(memo);
     for (const dropped of list.splice(key === '' ? UNNAMED : PER_NAME)) this.wholes.delete(dropped);
     this.memos.set(key, list);
-    if (keepWhole) this.keepWhole(m, v);
-    return m;
+    return { memo, validation };
   }
 
   private keepWhole(m: Memo, v: Validation): void {
-    m.whole = v;
+    m.validation = v;
     this.wholes.delete(m);
     this.wholes.add(m);
     if (this.wholes.size > WHOLE_KEPT) {
       const oldest = this.wholes.values().next().value!;
       this.wholes.delete(oldest);
-      oldest.whole = undefined;
+      oldest.validation = undefined;
     }
   }
 }
