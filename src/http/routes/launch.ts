@@ -1,16 +1,15 @@
 /**
  * The launch preview (docs/api.md, Launch preview): the runs a launch of a
  * template would start with these inputs, their prompts folded. Writes
- * nothing. Thin: the library gives the template and its validation, the
- * format layer (src/template/launch.ts) does the rest.
+ * nothing. Thin: the library checks the version and the template
+ * (src/library/templates/launch-preview.ts), the format layer
+ * (src/template/launch.ts) does the rest.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { DeskError } from '../../errors.js';
-import { ifMatchPasses } from '../../library/disk/markers.js';
+import { launchPreview } from '../../library/templates/launch-preview.js';
 import type { Library } from '../../library/types.js';
 import { LaunchPreviewBodySchema, LaunchPreviewSchema } from '../../schema/launch.js';
-import { previewLaunch } from '../../template/launch.js';
 import { ifMatch, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateParams } from '../schemas.js';
@@ -32,18 +31,10 @@ export const launchRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = asy
     },
     async (req, reply) => {
       const { name } = req.params;
-      const d = await library.getTemplate(name);
-      if (!d) throw notFound('template', name);
-      if (!ifMatchPasses(ifMatch(req.headers['if-match']), d.etag)) {
-        throw new DeskError('precondition_failed', `${name} changed since it was read`);
-      }
-      // a preview of a template that could not be saved today would promise runs no launch can start
-      if (!d.valid || !d.model) {
-        throw new DeskError('template_invalid_for_launch', `${name} is not valid; fix its problems before launching it`, { problems: d.problems });
-      }
-      const preview = previewLaunch(d.model, req.body.inputs ?? {});
-      withEtag(reply, d.etag);
-      return { name: d.name, etag: d.etag, ...preview };
+      const preview = await launchPreview(library, name, req.body.inputs ?? {}, ifMatch(req.headers['if-match']));
+      if (!preview) throw notFound('template', name);
+      withEtag(reply, preview.etag);
+      return preview;
     },
   );
 };

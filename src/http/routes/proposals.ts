@@ -1,7 +1,8 @@
 /**
  * Proposals (docs/api.md, Proposals): a conductor proposes a template, it
  * waits for the operator, who saves it into the library or dismisses it.
- * Thin: the store (src/library/proposals/store.ts) keeps them, the card is the one
+ * Thin: the store (src/library/proposals/store.ts) keeps and decides them,
+ * and commits and announces each record it writes; the card is the one
  * propose answers (src/library/proposals/card.ts), worked out at each read.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -11,7 +12,6 @@ import { proposalCard } from '../../library/proposals/card.js';
 import { summaryOf, type ProposalRecord } from '../../library/proposals/record.js';
 import { openProposalStore } from '../../library/proposals/store.js';
 import type { Library } from '../../library/types.js';
-import type { ProposalEvent } from '../../schema/events.js';
 import {
   ProposalAnswerSchema,
   ProposalCreateSchema,
@@ -20,7 +20,6 @@ import {
   ProposalListQuery,
   ProposalListSchema,
   ProposalSaveSchema,
-  type ProposalSummary,
 } from '../../schema/proposals.js';
 import { precondition } from '../answers.js';
 import { errorResponses } from '../schemas.js';
@@ -32,24 +31,8 @@ const SaveHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ description: '`*`: insist on a new name — 412 when the name already exists' })),
 });
 
-/** A saved proposal is told under the name it was saved as, which the desk launches. */
-function eventData(p: ProposalSummary): ProposalEvent {
-  return { id: p.id, status: p.status, name: p.saved_as ?? p.name, etag: p.etag, note: p.note };
-}
-
 export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
-  // the library's bus (src/library/events/bus.ts), which GET /events streams;
-  // optional, as a stand-in library (test/docs-api.test.ts) has none
-  const events = library.events as Library['events'] | undefined;
-  const store = openProposalStore({
-    library,
-    logger: app.log.child({ component: 'proposals' }),
-    onChange: (kind, p) => {
-      events?.publish(kind === 'created' ? 'proposal.created' : 'proposal.decided', eventData(p));
-      // the record is on disk now: its own commit (a proposal saved into a template is that save's commit too)
-      library.history?.commit({ paths: [`proposals/${p.id}.json`], message: kind === 'created' ? `proposal ${p.id} for ${p.name}` : `proposal ${p.id} ${p.status}` });
-    },
-  });
+  const store = openProposalStore({ library, logger: app.log.child({ component: 'proposals' }) });
   // read proposals/ and finish an interrupted save at the start, before any template changes
   app.addHook('onReady', () => store.ready());
   app.addHook('onClose', async () => store.close());

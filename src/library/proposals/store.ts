@@ -10,6 +10,8 @@ import { formatRecord, type ProposalRecord, RECORD_FILE, requestProblems, summar
 import { withHeaderName } from './rename.js';
 import { KeyedQueue } from '../queue.js';
 import type { Library, WriteOptions } from '../types.js';
+import { proposalRecord } from '../layout.js';
+import { type ProposalChange, proposalAnnouncer } from './announce.js';
 
 export interface ProposalStoreOptions {
   library: Library;
@@ -22,12 +24,14 @@ export interface ProposalStoreOptions {
   /** How many may wait for a decision; the next is too_many_proposals. Default: 500. */
   maxPending?: number;
   /**
-   * Told after each create and decision (the events stream), and when a sync
-   * brings a proposal new to this desk or decided on another (its record is
-   * committed by then). Default: none.
+   * Told after each create and decision, and when a sync brings a proposal
+   * new to this desk or decided on another, just after the event the store
+   * publishes on `library.events` (announce.ts). Default: none.
    */
-  onChange?: (kind: 'created' | 'decided', p: ProposalSummary) => void;
+  onChange?: (kind: ProposalChange, p: ProposalSummary) => void;
 }
+
+export type ProposalSaveOptions = Pick<WriteOptions, 'ifMatch' | 'ifNoneMatch' | 'who'> & { name?: string };
 
 export interface ProposalStore {
   create(p: ProposalCreate): Promise<ProposalRecord>;
@@ -37,7 +41,7 @@ export interface ProposalStore {
   /** null for an unknown id */
   get(id: string): Promise<ProposalRecord | null>;
   /** saves through library.saveTemplate (its 412, 422 and the rest pass through); `name`: under another name */
-  save(id: string, opts: Pick<WriteOptions, 'ifMatch' | 'ifNoneMatch' | 'who'> & { name?: string }): Promise<ProposalRecord>;
+  save(id: string, opts: ProposalSaveOptions): Promise<ProposalRecord>;
   dismiss(id: string, note: string | null): Promise<ProposalRecord>;
   /** reads proposals/ once (done by the first call of anything else) and finishes what a crash left */
   ready(): Promise<void>;
@@ -60,19 +64,27 @@ const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
  * FIFO, a folder, one over the cap, torn or hand-made JSON — is logged once
  * and skipped, never followed, waited on or answered as a 500.
  *
- * A save never lies about what landed. Its order: (1) the record is written
- * with `saving: {name, etag}`, the intent; (2) the template is saved through
- * the library; (3) the record is written `saved`. Should the process die
- * between (2) and (3), the next start finds the intent: when the name's
- * current ETag is the intended one, the template was saved from the proposal
- * and the record becomes `saved`; otherwise nothing landed and it stays
- * pending. A failed save (412, 422) drops the intent again.
+ * A decision reads top to bottom (`save`, `dismiss`): the proposal found,
+ * its preconditions (pending; for a save, If-Match and If-None-Match, which
+ * the template save checks against what loads), the template saved through
+ * `library.saveTemplate` (the library's one write pipeline, writes.ts), the
+ * record written, its history commit, its event (announce.ts), the answer.
+ *
+ * A save never lies about what landed. Before the template save the record
+ * is written with `saving: {name, etag}`, the intent (committed to nothing:
+ * it is bookkeeping), and after it the record is written `saved`. Should the
+ * process die between the two, the next start finds the intent: when the
+ * name's current ETag is the intended one, the template was saved from the
+ * proposal and the record becomes `saved` (and is committed then);
+ * otherwise nothing landed and it stays pending. A failed save (412, 422)
+ * drops the intent again.
  */
 export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
   const { library } = o;
   const logger = o.logger ?? silent;
   const now = o.now ?? Date.now;
   const max = o.maxPending ?? 500;
+  const announce = proposalAnnouncer(library, o.onChange);
   const index = new Map<string, ProposalSummary>();
   // one writer at a time: the pending count and each record's status are checked and changed together
   const queue = new KeyedQueue();
@@ -92,7 +104,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
   let loaded: Promise<void> | null = null;
 
   const iso = () => new Date(now()).toISOString();
-  const path = (id: string) => [FOLDER, `${id}.json`];
+  const path = proposalRecord;
   const writable = (): FsContext => {
     if (!fs) throw new DeskError('no_library_root', 'the service runs without a library root; proposals are kept under it');
     return fs;
@@ -142,6 +154,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     const done = next.status === 'saved';
     try {
       await write(next);
+      announce.finished(summaryOf(next));
       logger.warn({ id: rec.id, name: s.name, landed: done }, 'finished a proposal save interrupted before the last stop');
     } catch (e) {
       // a read-only root: the record stays as it is, and is shown as it will be once written
@@ -165,7 +178,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
         }
         const after = summaryOf(rec);
         index.set(id, after);
-        if (before?.status !== after.status) o.onChange?.(after.status === 'pending' ? 'created' : 'decided', after);
+        if (before?.status !== after.status) announce.synced(after.status === 'pending' ? 'created' : 'decided', after);
       }
     });
   }
@@ -184,10 +197,21 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     return rec;
   }
 
+  /** A decision's record is on disk (or, for a save whose record write failed, its intent says it): its commit and event, one log line. */
   function decided(rec: ProposalRecord): ProposalRecord {
-    o.onChange?.('decided', summaryOf(rec));
+    announce.written('decided', summaryOf(rec));
     logger.info({ id: rec.id, status: rec.status, name: rec.saved_as ?? rec.name }, 'proposal decided');
     return rec;
+  }
+
+  /** The save's options: with neither precondition, create-only — a proposal replaces a template only when the ETag of what it replaces is sent. */
+  function saveOptions(opts: ProposalSaveOptions): WriteOptions {
+    const w: WriteOptions = {};
+    if (opts.ifMatch !== undefined) w.ifMatch = opts.ifMatch;
+    if (opts.ifNoneMatch !== undefined) w.ifNoneMatch = opts.ifNoneMatch;
+    if (w.ifMatch === undefined && w.ifNoneMatch === undefined) w.ifNoneMatch = '*';
+    if (opts.who !== undefined) w.who = opts.who;
+    return w;
   }
 
   return {
@@ -231,7 +255,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
           saving: null,
         };
         await write(rec);
-        o.onChange?.('created', summaryOf(rec));
+        announce.written('created', summaryOf(rec));
         logger.info({ id, name: p.name }, 'proposal kept');
         return rec;
       });
@@ -239,25 +263,24 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     async save(id, opts) {
       writable();
       return serial(async () => {
+        // the proposal, still pending
         const rec = await undecided(id);
+        // under another name, the header's name follows (else the save's validator refuses it: name.mismatch)
         const name = opts.name ?? rec.name;
         const bytes = name === rec.name ? rec.source : (withHeaderName(rec.source, name) ?? rec.source);
         const at = iso();
+        // the intent, so a crash from here on is finished right at the next start (above)
         await write({ ...rec, saving: { name, etag: etagOf(sha256Hex(bytes)), at } });
+        // the template save, with its preconditions, validation, commit and event; its refusals pass through
         let etag: string;
         try {
-          const w: WriteOptions = {};
-          if (opts.ifMatch !== undefined) w.ifMatch = opts.ifMatch;
-          if (opts.ifNoneMatch !== undefined) w.ifNoneMatch = opts.ifNoneMatch;
-          // with neither, create-only: a proposal replaces a template only when the ETag of what it replaces is sent
-          if (w.ifMatch === undefined && w.ifNoneMatch === undefined) w.ifNoneMatch = '*';
-          if (opts.who !== undefined) w.who = opts.who;
-          etag = (await library.saveTemplate(name, bytes, w)).etag;
+          etag = (await library.saveTemplate(name, bytes, saveOptions(opts))).etag;
         } catch (e) {
           // nothing landed: drop the intent (should this fail too, the next start drops it)
           await write(rec).catch(() => {});
           throw e;
         }
+        // the record written saved
         const done: ProposalRecord = { ...rec, status: 'saved', decided_at: at, saved_as: name, etag, saving: null };
         try {
           await write(done);
@@ -266,15 +289,19 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
           index.set(id, summaryOf(done));
           logger.error({ id, err: (e as Error).message }, 'a proposal save landed but its record was not written; the intent finishes it');
         }
+        // its commit and event, then the answer
         return decided(done);
       });
     },
     async dismiss(id, note) {
       writable();
       return serial(async () => {
+        // the proposal, still pending
         const rec = await undecided(id);
+        // the record written dismissed (no template is saved)
         const done: ProposalRecord = { ...rec, status: 'dismissed', decided_at: iso(), note, saving: null };
         await write(done);
+        // its commit and event, then the answer
         return decided(done);
       });
     },

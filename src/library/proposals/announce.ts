@@ -1,0 +1,54 @@
+import type { ProposalEvent } from '../../schema/events.js';
+import type { ProposalSummary } from '../../schema/proposals.js';
+import { proposalRecord, rel } from '../layout.js';
+import type { Library } from '../types.js';
+
+/** What a record on disk says: kept (`created`), or saved or dismissed (`decided`). */
+export type ProposalChange = 'created' | 'decided';
+
+export interface ProposalAnnouncer {
+  /** a record this store wrote is on disk: its commit, then its event */
+  written(kind: ProposalChange, p: ProposalSummary): void;
+  /** a record this store wrote only to finish an interrupted save: its commit; no one asked, so no event */
+  finished(p: ProposalSummary): void;
+  /** a record a sync wrote: the round's commit holds it, so its event only */
+  synced(kind: ProposalChange, p: ProposalSummary): void;
+}
+
+/** `proposal <id> for <name>` while pending, `proposal <id> saved` / `dismissed` once decided (docs/history.md, Commits). */
+export function commitMessage(p: ProposalSummary): string {
+  return p.status === 'pending' ? `proposal ${p.id} for ${p.name}` : `proposal ${p.id} ${p.status}`;
+}
+
+/** A saved proposal is told under the name it was saved as, which the desk launches. */
+export function eventData(p: ProposalSummary): ProposalEvent {
+  return { id: p.id, status: p.status, name: p.saved_as ?? p.name, etag: p.etag, note: p.note };
+}
+
+/**
+ * What follows a proposal's record on disk (docs/history.md, docs/api.md
+ * Events): its own commit — a proposal saved into a template is that save's
+ * commit too, made by the save — then `proposal.created` or
+ * `proposal.decided` on the library's bus, then `told` (a test's listener).
+ * The commit carries no `Who:` trailer: GET /history answers `who: null`
+ * for it, as it always has (a template saved from a proposal has its own).
+ * A stand-in library (test/docs-api.test.ts) may have neither history nor a
+ * bus; then there is nothing to commit or tell.
+ */
+export function proposalAnnouncer(library: Library, told?: (kind: ProposalChange, p: ProposalSummary) => void): ProposalAnnouncer {
+  const events = library.events as Library['events'] | undefined;
+  const history = library.history as Library['history'] | undefined;
+  const commit = (p: ProposalSummary) => history?.commit({ paths: [rel(proposalRecord(p.id))], message: commitMessage(p) });
+  const tell = (kind: ProposalChange, p: ProposalSummary) => {
+    events?.publish(kind === 'created' ? 'proposal.created' : 'proposal.decided', eventData(p));
+    told?.(kind, p);
+  };
+  return {
+    written(kind, p) {
+      commit(p);
+      tell(kind, p);
+    },
+    finished: commit,
+    synced: tell,
+  };
+}
