@@ -1,5 +1,5 @@
 /**
- * Throughput of one template's answer (issue 5): `GET /api/desk/templates/:name`
+ * Throughput of one template's answer: `GET /api/desk/templates/:name`
  * requests per second ÷ a fastify hello-world server's, both measured in this
  * run with autocannon on 127.0.0.1 (10 connections, 3 s a run, two rounds
  * interleaved; autocannon runs as a child process so the load generator never

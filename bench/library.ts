@@ -1,5 +1,5 @@
 /**
- * The library through its HTTP face (issue 5): listing 1,000 operator
+ * The library through its HTTP face: listing 1,000 operator
  * templates warm and cold, a durable save, and how listing scales to 10,000.
  * Every figure is set against a baseline measured in the same run:
  *
@@ -10,6 +10,9 @@
  *   the files (again the faster of async and sync reads);
  * - `PUT` of a shipped template's copy, p50 and p99 ÷ a bare temp-write,
  *   fsync, rename and folder fsync of the same bytes, samples interleaved;
+ *   and, to say where a save's time goes, its file steps alone
+ *   (templates/files.ts: intent, copy, marker, their flushes) ÷ the same
+ *   bare write, and the PUT with history off ÷ the PUT with it on;
  * - list time per template at N = 100, 1,000, 10,000, each in a child
  *   process (bench/library-child.ts), and RSS after listing 10,000.
  *
@@ -24,6 +27,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseDocument } from 'yaml';
 import { type App, buildApp } from '../src/app.js';
+import { loadShipped } from '../src/library/shipped.js';
+import { writeTemplateSave } from '../src/library/templates/files.js';
 import { harnessDir } from '../src/paths.js';
 import type { ChildResult } from './library-child.js';
 import { makeOperatorRoot, type OperatorRoot } from './operator-root.js';
@@ -172,7 +177,7 @@ async function saves(op: OperatorRoot): Promise<BenchRow[]> {
     b.push(performance.now() - t);
   }
   await app.close();
-  return [50, 99].map((p) => {
+  const rows = [50, 99].map((p): BenchRow => {
     const value = percentile(s, p);
     const baseline = percentile(b, p);
     return {
@@ -186,6 +191,43 @@ async function saves(op: OperatorRoot): Promise<BenchRow[]> {
       ok: value / baseline <= 3,
     };
   });
+  return [...rows, ...(await saveParts(op, plainDir, body, s))];
+}
+
+/**
+ * Where a save's time goes: the file steps alone (what the flushes cost)
+ * against the bare write, interleaved the same way; and a PUT with history
+ * off against the PUT rows above (what queueing the commit and the git
+ * processes beside the next saves cost).
+ */
+async function saveParts(op: OperatorRoot, plainDir: string, body: (i: number) => string, withHistory: number[]): Promise<BenchRow[]> {
+  const shipped = (await loadShipped(harnessDir)).templates.get('quick-fix')!;
+  const fs = { root: join(op.base, 'steps') };
+  await mkdir(join(fs.root, 'templates'), { recursive: true });
+  const steps: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < 210; i++) {
+    let t = performance.now();
+    await writeTemplateSave(fs, 'quick-fix', body(i), shipped);
+    if (i >= 10) steps.push(performance.now() - t);
+    t = performance.now();
+    await bareDurableWrite(plainDir, body(i));
+    if (i >= 10) bare.push(performance.now() - t);
+  }
+  const off = await buildApp({ libraryOptions: { root: join(op.base, 'no-history'), history: { git: join(op.base, 'no-git') } }, web: false });
+  const plain: number[] = [];
+  for (let i = 0; i < 210; i++) {
+    const t = performance.now();
+    const r = await off.inject({ method: 'PUT', url: `${LIST}/quick-fix`, payload: { source: body(i) } });
+    if (r.statusCode !== 200) throw new Error(`save answered ${r.statusCode}`);
+    if (i >= 10) plain.push(performance.now() - t);
+  }
+  await off.close();
+  const [s50, b50, p50, h50] = [percentile(steps, 50), percentile(bare, 50), percentile(plain, 50), percentile(withHistory, 50)];
+  return [
+    { name: "a save's file steps alone (intent, copy, marker and their flushes), p50 ÷ bare durable write", value: s50, unit: 'ms', baseline: b50, baselineName: 'bare durable write', ratio: s50 / b50 },
+    { name: `PUT ${LIST}/quick-fix with history off, p50 ÷ the PUT with history on`, value: p50, unit: 'ms', baseline: h50, baselineName: 'history on', ratio: p50 / h50 },
+  ];
 }
 
 const execFileP = promisify(execFile);

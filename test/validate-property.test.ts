@@ -92,6 +92,17 @@ describe('the validator under random damage', () => {
     );
   });
 
+  // the card reuses a named validation's model for its diff (template/card.ts): a name may add
+  // problems (name.mismatch), never change the typed view
+  test('the model is the same whatever name the template is checked as', () => {
+    fc.assert(
+      fc.property(damaged, fc.constantFrom('quick-fix', 'research', 'x'), (source, name) => {
+        expect(validateTemplate(source, { catalogue, name }).template).toEqual(validateTemplate(source, { catalogue }).template);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   test('arbitrary text never throws either', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 400 }), (source) => {

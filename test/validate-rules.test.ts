@@ -1,4 +1,4 @@
-// The rules issue 12 added beyond one trigger per code (validate-codes.test.ts):
+// Rules beyond one trigger per code (validate-codes.test.ts):
 // every way a node may mutate tickets, loops and their bounds, how a list
 // input launches, reserved names, and the shipped templates held to them with
 // the roles' kits as the library checks them.

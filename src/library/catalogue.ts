@@ -94,6 +94,12 @@ export function kitsOf(shipped: Iterable<[string, Buffer | null]>, operator: Ite
   return kits;
 }
 
+/** One role's kit as kitsOf would grant it: the operator's copy in place of the built-in one when there is a copy (undefined: none). */
+export function kitOf(shipped: Buffer | null | undefined, operator: KitBytes | undefined): readonly string[] | undefined {
+  const kit = operator !== undefined ? operator : (shipped ?? null);
+  return (kit === null || kit === 'unreadable' ? null : kitTools(kit)) ?? undefined;
+}
+
 /** Two catalogues' kits (maps, as kitsOf builds them) grant the same tools to the same roles. */
 export function sameKits(a: Catalogue['kits'], b: Catalogue['kits']): boolean {
   if (!(a instanceof Map) || !(b instanceof Map)) return a === b;

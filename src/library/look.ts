@@ -1,7 +1,10 @@
 import { type Dirent, readdirSync } from 'node:fs';
-import { catalogueOf, type KitBytes, kitsOf, operatorRoleNames, sameKits } from './catalogue.js';
+import type { Catalogue } from '../template/model.js';
+import { isRoleName, isTemplateName } from '../template/names.js';
+import { catalogueOf, type KitBytes, kitOf, kitsOf, operatorRoleNames, sameKits } from './catalogue.js';
 import type { LibraryContext } from './context.js';
-import { type FsContext, mapFsError, safeDirSync } from './disk/fs-safe.js';
+import { type FsContext, lstatSyncOrNull, mapFsError, safeDirSync } from './disk/fs-safe.js';
+import { ROLES, TEMPLATES } from './layout.js';
 import { readRoleCopy } from './roles/copy.js';
 import type { CatalogueGen } from './templates/validation-memo.js';
 
@@ -99,11 +102,76 @@ function operatorKits(ctx: LibraryContext, roleEntries: Iterable<Dirent>): Map<s
   const shipped: [string, Buffer | null][] = [...ctx.shipped.roles].map(([name, r]) => [name, r.kit]);
   const operator: [string, KitBytes][] = [];
   for (const name of operatorRoleNames(roleEntries)) {
-    const copy = readRoleCopy(ctx, name);
-    if (copy.kind === 'missing') continue; // no copy after all: the built-in kit stands
-    if (copy.kind === 'unreadable') operator.push([name, 'unreadable']);
-    else operator.push([name, copy.kit.kind === 'file' ? copy.kit.bytes : copy.kit.kind === 'missing' ? null : 'unreadable']);
+    const kit = operatorKit(ctx, name);
+    // no copy after all: the built-in kit stands
+    if (kit !== undefined) operator.push([name, kit]);
   }
   return kitsOf(shipped, operator);
 }
 
+/** One operator role copy's kit as operatorKits reads it; undefined when the folder holds no copy after all. */
+function operatorKit(ctx: LibraryContext, name: string): KitBytes | undefined {
+  const copy = readRoleCopy(ctx, name);
+  if (copy.kind === 'missing') return undefined;
+  if (copy.kind === 'unreadable') return 'unreadable';
+  return copy.kit.kind === 'file' ? copy.kit.bytes : copy.kit.kind === 'missing' ? null : 'unreadable';
+}
+
+/** A set that answers `has` name by name and lists itself only when walked. */
+function askedSet(has: (name: string) => boolean, all: () => ReadonlySet<string>): ReadonlySet<string> {
+  return {
+    has,
+    get size() {
+      return all().size;
+    },
+    forEach(cb, thisArg) {
+      for (const v of all()) cb.call(thisArg, v, v, this);
+    },
+    entries: () => all().entries(),
+    keys: () => all().keys(),
+    values: () => all().values(),
+    [Symbol.iterator]: () => all()[Symbol.iterator](),
+  } as ReadonlySet<string>;
+}
+
+/**
+ * The catalogue a look would build, asked name by name: each question is
+ * one or two lstats of the very entries look() lists (and a role's own
+ * files for its kit), so one template's read or write costs the same in a
+ * library of ten names or ten thousand. The validator asks by name
+ * (template/lookups.ts); walking a set falls back to a whole look. The same
+ * answers as look(ctx).catalogue for every name: test/look-point.test.ts
+ * holds the two side by side over odd roots.
+ */
+export function pointCatalogue(ctx: LibraryContext): Catalogue {
+  let whole: Catalogue | null = null;
+  const full = () => (whole ??= look(ctx).catalogue);
+  const entry = (folder: string, file: string) => {
+    const dir = ctx.fs ? safeDirSync(ctx.fs, [folder]) : null;
+    return dir ? lstatSyncOrNull(`${dir.dir}/${file}`) : null;
+  };
+  // what operatorRoleNames counts: a folder, or a link where a folder would be (listed as unreadable)
+  const roleFolder = (name: string) => {
+    if (!isRoleName(name)) return false;
+    const st = entry(ROLES, name);
+    return st !== null && (st.isDirectory() || st.isSymbolicLink());
+  };
+  const templates = askedSet(
+    (name) => ctx.shipped.templates.has(name) || ctx.readOnly.has(name) || (isTemplateName(name) && entry(TEMPLATES, `${name}.yaml`) !== null),
+    () => full().templates,
+  );
+  const roles = askedSet((name) => ctx.shipped.roles.has(name) || roleFolder(name), () => full().roles);
+  const kits = { get: (role: string) => kitOf(ctx.shipped.roles.get(role)?.kit, roleFolder(role) ? operatorKit(ctx, role) : undefined) };
+  return { templates, roles, kits };
+}
+
+let pointGenerations = 0;
+
+/**
+ * The point catalogue with a generation of its own, for the memo: negative,
+ * so it never equals a whole look's, and new at every call — a memo is then
+ * proven by asking its refs again, a few lstats, never by listing.
+ */
+export function pointLook(ctx: LibraryContext): CatalogueGen {
+  return { catalogue: pointCatalogue(ctx), gen: --pointGenerations };
+}

@@ -6,7 +6,7 @@ import { recoverRole, recoverTemplate } from './disk/recovery.js';
 import type { EventBus } from './events/bus.js';
 import type { Recorder } from './history/recorder.js';
 import { checkRoleName, checkTemplateName } from './layout.js';
-import { look } from './look.js';
+import { pointLook } from './look.js';
 import { canonicalJson, canonicalRoleMd } from './roles/canonical.js';
 import { readRoleCopy } from './roles/copy.js';
 import { roleEntry } from './roles/entries.js';
@@ -149,7 +149,7 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
       const bytes = Buffer.from(source, 'utf8');
       const hash = sha256Hex(bytes);
       // the text as it will read back from disk, memoised: the answer after the save takes it from the memo
-      const v = ctx.memo.whole(name, bytes.toString('utf8'), hash, look(ctx)).validation;
+      const v = ctx.memo.whole(name, bytes.toString('utf8'), hash, pointLook(ctx)).validation;
       if (!v.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: v.problems });
       return guard.queue.run(`template:${name}`, async () => {
         const before = await standingTemplate(fs, name);

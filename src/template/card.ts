@@ -41,7 +41,8 @@ export function buildCard(
   if (against) {
     const d = diffTemplates(
       { name: against.name, source: against.source, label: `${against.kind}/${against.name}.yaml` },
-      { name: args.name, source, label: `${args.name}.yaml` },
+      // the model just validated: a name changes only the problems a validation reports, never its model
+      { name: args.name, source, label: `${args.name}.yaml`, model: template },
       catalogue,
       validate,
     );

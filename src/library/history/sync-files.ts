@@ -3,7 +3,7 @@ import { removeFileDurable, writeFileAtomic } from '../disk/atomic-write.js';
 import type { LibraryContext, WriteGuard } from '../context.js';
 import { readNoFollowSync, safeDirSync } from '../disk/fs-safe.js';
 import { rolePaths, templatePaths } from '../layout.js';
-import { look } from '../look.js';
+import { pointLook } from '../look.js';
 import { parseMarker, sha256Hex } from '../disk/markers.js';
 import { recoverRole, recoverTemplate } from '../disk/recovery.js';
 import { writeRoleReset, writeRoleSave } from '../roles/files.js';
@@ -124,7 +124,7 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
   return {
     round,
     shipped: (name) => ctx.shipped.templates.get(name) ?? null,
-    valid: (name, source) => ctx.memo.whole(name, source, sha256Hex(source), look(ctx)).validation.valid,
+    valid: (name, source) => ctx.memo.whole(name, source, sha256Hex(source), pointLook(ctx)).validation.valid,
     setDiverged(names) {
       const before = ctx.diverged;
       ctx.diverged = { templates: new Set(names.templates), roles: new Set(names.roles) };

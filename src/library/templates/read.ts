@@ -5,9 +5,11 @@ import { type Problem, problem } from '../../template/problems.js';
 import type { LibraryContext } from '../context.js';
 import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync, TEMPLATE_CAP } from '../disk/fs-safe.js';
 import { intentMarker, parseTemplateIntent, templateIntentFile } from '../disk/intents.js';
-import { look, type Look, type TemplatesFolder } from '../look.js';
+import { type Look, look, pointLook, type TemplatesFolder } from '../look.js';
+import type { CatalogueGen } from './validation-memo.js';
 import { etagOf, type Marker, parseMarker, sha256Hex } from '../disk/markers.js';
 import { decideState, syncState } from '../state.js';
+import { TEMPLATES } from '../layout.js';
 import type { TemplateDetail, TemplateEntry, TemplateFacts, TemplateOutline } from '../types.js';
 
 /**
@@ -161,7 +163,7 @@ export async function listTemplates(ctx: LibraryContext): Promise<TemplateEntry[
 }
 
 /** A read template in full: its validation from the memo. */
-function detailOf(ctx: LibraryContext, r: TemplateRead, l: Look): TemplateDetail {
+function detailOf(ctx: LibraryContext, r: TemplateRead, l: CatalogueGen): TemplateDetail {
   const rest = { source: r.source, shipped_source: r.shippedSource };
   if (r.unreadable) return { ...r.facts, ...UNREADABLE, ...rest, problems: [r.unreadable], model: null };
   const { outline, validation } = ctx.memo.whole(r.facts.name, r.source, r.facts.hash, l);
@@ -173,27 +175,39 @@ function detailOf(ctx: LibraryContext, r: TemplateRead, l: Look): TemplateDetail
  * for an operator copy of a shipped template, today's shipped bytes; else
  * nothing. Its validations come from the memo.
  */
-function cardOf(ctx: LibraryContext, d: TemplateDetail, l: Look) {
+function cardOf(ctx: LibraryContext, d: TemplateDetail, l: CatalogueGen, folder: Folder) {
   let against: CardAgainst | null = null;
   if (d.base && d.base !== d.name && isTemplateName(d.base)) {
-    const b = readTemplate(ctx, d.base, l.templates);
+    const b = readTemplate(ctx, d.base, folder);
     if (b) against = { name: d.base, kind: 'base', source: b.source };
   }
   if (!against && d.shipped_source !== null && d.state !== 'shipped') against = { name: d.name, kind: 'shipped', source: d.shipped_source };
   return buildCard(d.source, { name: d.name }, l.catalogue, against, ctx.memo.validator(l));
 }
 
+/**
+ * One template in full. Its files are opened by name and the catalogue is
+ * asked name by name (look.ts pointCatalogue), so a read or a save's answer
+ * costs the same in a library of ten templates or ten thousand; the list
+ * takes the whole look.
+ */
 export function getTemplate(ctx: LibraryContext, name: string, card = false): TemplateDetail | null {
-  const l = look(ctx);
-  const r = readTemplate(ctx, name, l.templates);
+  const folder = templatesFolder(ctx);
+  const r = readTemplate(ctx, name, folder);
   if (!r) return null;
+  const l = pointLook(ctx);
   const d = detailOf(ctx, r, l);
-  if (card) d.card = cardOf(ctx, d, l);
+  if (card) d.card = cardOf(ctx, d, l, folder);
   return d;
+}
+
+/** The templates folder, its files opened by name (ENOENT when absent); null when there is none to read. */
+function templatesFolder(ctx: LibraryContext): Folder {
+  const found = ctx.fs ? safeDirSync(ctx.fs, [TEMPLATES]) : null;
+  return found && { dir: found.dir, entries: null };
 }
 
 /** What loads for a name now, without validation (a write's `before`, and whether it landed). */
 export function readFacts(ctx: LibraryContext, name: string): TemplateRead | null {
-  const found = ctx.fs ? safeDirSync(ctx.fs, ['templates']) : null;
-  return readTemplate(ctx, name, found && { dir: found.dir, entries: null });
+  return readTemplate(ctx, name, templatesFolder(ctx));
 }
