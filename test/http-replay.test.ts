@@ -16,6 +16,7 @@
  * The harness, roles and templates are written here rather than taken from
  * test/http-fixture.ts, so that an edit there cannot move the recording.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -32,39 +33,15 @@ const HEADERS = ['cache-control', 'content-type', 'etag', 'location', 'retry-aft
 
 // ---------------------------------------------------------------- the harness
 
-const ALPHA = `template:
-  name: alpha
-  purpose: one worker then a gate
-  entry: work
-  inlet: start
-version: 1
-nodes:
-  work: { type: model, role: worker, profile: read_only }
-  gate: { type: builtin, builtin: human_gate }
-  done: { type: builtin, builtin: save_document }
-cords:
-  - { from: work.done, to: gate.in }
-  - { from: gate.approved, to: done.in }
-`;
+/** The templates live as files beside the recording, so an edit to another test's fixtures never shifts it. */
+const fixtureText = (file: string) => readFileSync(join(import.meta.dirname, 'fixtures', 'replay', file), 'utf8');
+
+const ALPHA = fixtureText('alpha.yaml');
 
 /** The next shipped alpha: a purpose that conflicts with the copy's, and a change on a line the copy left alone. */
 const ALPHA_SHIPPED_2 = ALPHA.replace('one worker then a gate', 'the shipped purpose').replace('save_document }', 'save_document, document: notes }');
 
-const BETA = `template:
-  name: beta
-  purpose: alpha with a review
-  base: alpha
-  entry: work
-  inlet: start
-version: 1
-nodes:
-  work: { type: model, role: worker, profile: read_only }
-  review: { type: model, role: reviewer, profile: read_only }
-  gate: { type: builtin, builtin: human_gate }
-cords:
-  - { from: work.done, to: review.start }
-  - { from: review.done, to: gate.in }
-`;
+const BETA = fixtureText('beta.yaml');
 
 const WORKER_MD = '# Worker\n\nDoes the work.\n';
 const WORKER_KIT = '{\n  "tools": [\n    "shell.run"\n  ]\n}\n';
@@ -75,34 +52,7 @@ const alphaTake = (n: number) => ALPHA.replace('purpose: one worker then a gate'
 /** a custom variant of alpha */
 const GAMMA = BETA.replaceAll('beta', 'gamma').replace('alpha with a review', 'a review, my way');
 /** a custom template with inputs, for the launch preview */
-const NOTES = `template:
-  name: notes
-  purpose: notes on each topic, then a gate
-  inputs:
-    - name: topics
-      required: true
-      type: list
-      runs: each
-      description: one run per topic
-    - name: tone
-      one_of: [plain, formal]
-      default: plain
-  entry: work
-  inlet: start
-version: 1
-nodes:
-  work:
-    type: model
-    role: worker
-    profile: read_only
-    prompt: Write {{inputs.tone}} notes on {{inputs.topics}}.
-  gate:
-    type: builtin
-    builtin: human_gate
-    prompt: Approve the notes on {{inputs.topics}}.
-cords:
-  - { from: work.done, to: gate.in }
-`;
+const NOTES = fixtureText('notes.yaml');
 /** valid YAML, not a valid template: an unknown role and profile */
 const GAMMA_INVALID = GAMMA.replace('role: reviewer, profile: read_only', 'role: nobody, profile: everything');
 /** written on disk by hand: loads, but is not valid */

@@ -2,7 +2,7 @@ import { mkdir, realpath } from 'node:fs/promises';
 import { DeskError } from '../errors.js';
 import { harnessDir as defaultHarnessDir } from '../paths.js';
 import type { validateTemplate } from '../template/validate.js';
-import type { LibraryLogger, WriteGuard } from './context.js';
+import type { WriteGuard } from './context.js';
 import { EventBus } from './events/bus.js';
 import { disabledHistory } from './history/disabled.js';
 import { type HistoryOptions, openHistory, type Opened } from './history/open.js';
@@ -13,22 +13,17 @@ import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
 import { recoverRoot } from './disk/recovery.js';
 import { acquireRootLock } from './disk/root-lock.js';
 import { checkShipped, loadShipped } from './shipped.js';
-import { libraryContext, libraryReads, reportOnce, silentLogger } from './reader.js';
+import { libraryContext, libraryReads, type ReaderOptions, reportOnce, silentLogger } from './reader.js';
 import type { Library } from './types.js';
 import { keptBase, libraryWrites } from './writes.js';
 import { KeyedQueue } from './queue.js';
 
-export interface LibraryOptions {
-  /** The operator's folder; created when missing. Default: none — null means shipped only, and every write is refused. */
-  root: string | null;
-  /** Shipped templates and built-in roles. Default: the package's `harness/` (found from the module, so src/ and dist/src/ both work). */
-  harnessDir?: string;
-  /** Code-registered read-only templates, name → source. Default: READ_ONLY_TEMPLATES (src/library/templates/read-only.ts). */
-  readOnlyTemplates?: ReadonlyMap<string, string>;
-  /** pino-compatible; one line per write. Default: logs nothing. */
-  logger?: LibraryLogger;
-  /** Clock in ms, for the lock's `started` and the cache's racy-file rule. Default: Date.now. */
-  now?: () => number;
+/**
+ * What a reader takes (reader.ts: root, harness, read-only templates,
+ * logger, clock), except that the root is created when missing and a null
+ * root refuses every write; and what writing adds.
+ */
+export interface LibraryOptions extends ReaderOptions {
   /** Test hook called before every file-system step of a write; throwing simulates a crash there. Default: none. */
   faults?: FaultHook;
   /** The template validator. Default: validateTemplate (src/template/validate.ts); tests may pass a stand-in. */
