@@ -13,7 +13,10 @@ import type { Library } from '../library/types.js';
 export interface EventStreamOptions {
   /** ms between heartbeat comments, which keep proxies and the idle timeout from closing a quiet stream. Default 15000. */
   heartbeatMs?: number;
-  /** ms between looks at the disk for changes made without the service, while a stream is open. Default 2000. */
+  /**
+   * ms between full relists of the library while a stream is open: the safety net under the folder
+   * watches that find changes made without the service (src/library/events/watch.ts). Default 60000.
+   */
   watchMs?: number;
   /** streams open at once; the next is refused with 503 too_many_subscribers. Default 64. */
   maxSubscribers?: number;
@@ -91,7 +94,7 @@ export function frame(event: { id: string; type: string; data: unknown }): strin
 export class EventStreams {
   private readonly streams = new Set<Stream>();
   private readonly bus: EventBus;
-  /** made at the first stream, looking only while one is open (events-watch.ts) */
+  /** made at the first stream, watching only while one is open (src/library/events/watch.ts) */
   private watcher: LibraryWatcher | null = null;
   private closing = false;
   /** how many streams were dropped for not reading, since the start */
@@ -111,7 +114,7 @@ export class EventStreams {
   ) {
     this.bus = library.events;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
-    this.watchMs = options.watchMs ?? 2_000;
+    this.watchMs = options.watchMs ?? 60_000;
     this.maxSubscribers = options.maxSubscribers ?? 64;
     this.maxQueuedBytes = options.maxQueuedBytes ?? 1_048_576;
     this.retryMs = options.retryMs ?? 3_000;
@@ -166,7 +169,7 @@ export class EventStreams {
     unsubscribe = this.bus.subscribe((e: DeskEvent) => stream.send(frame(e)));
     heartbeat = setInterval(() => stream.send(': ping\n\n'), this.heartbeatMs).unref();
     this.watcher ??= new LibraryWatcher(this.library, this.bus, {
-      intervalMs: this.watchMs,
+      relistMs: this.watchMs,
       onLook: () => {
         this.looks += 1;
       },
