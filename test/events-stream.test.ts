@@ -153,6 +153,10 @@ describe('GET /events', () => {
     expect(third.res.headers['retry-after']).toBe('10');
     await third.ended;
     expect(JSON.parse(third.text()).code).toBe('too_many_subscribers');
+    // the refusal closes its socket rather than keeping it alive for the next request
+    expect(third.res.headers.connection).toBe('close');
+    const socket = third.req.socket!;
+    if (!socket.destroyed) await new Promise((r) => socket.once('close', r));
     // a closed stream frees its place
     second.close();
     await until(() => app!.eventStreams.stats().subscribers === 1);

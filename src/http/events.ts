@@ -39,7 +39,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ library: Library; streams:
     },
     async (req, reply) => {
       if (!streams.hasRoom()) {
-        reply.header('retry-after', '10');
+        // the socket goes with the refusal: a kept-alive one would hold a file descriptor until the idle timeout
+        reply.header('retry-after', '10').header('connection', 'close');
         throw new DeskError('too_many_subscribers', `at most ${streams.maxSubscribers} event streams may be open at once`);
       }
       reply.hijack();
