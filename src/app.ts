@@ -15,7 +15,7 @@ import { compareRoutes } from './http/routes/compare.js';
 import { historyRoutes } from './http/routes/history.js';
 import { launchRoutes } from './http/routes/launch.js';
 import { metaRoutes } from './http/routes/meta.js';
-import { proposalRoutes } from './http/routes/proposals.js';
+import { type ProposalOptions, proposalRoutes } from './http/routes/proposals.js';
 import { roleRoutes } from './http/routes/roles.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { syncRoutes } from './http/routes/sync.js';
@@ -54,6 +54,8 @@ export interface AppOptions {
   events?: EventStreamOptions;
   /** the team's remote (DESK_LIBRARY_REMOTE, DESK_SYNC_INTERVAL; docs/history.md, Sync); default none: no sync */
   sync?: Omit<SyncOptions, 'logger'>;
+  /** decided proposals kept and creates per client an hour (DESK_DECIDED_KEEP, DESK_PROPOSALS_PER_HOUR); defaults in routes/proposals.ts */
+  proposals?: ProposalOptions;
 }
 
 declare module 'fastify' {
@@ -150,7 +152,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
       await api.register(roleRoutes, opts);
       await api.register(metaRoutes, opts);
       await api.register(catalogueRoutes, opts);
-      await api.register(proposalRoutes, opts);
+      await api.register(proposalRoutes, { ...opts, ...options.proposals });
       await api.register(eventRoutes, { ...opts, streams });
       await api.register(syncRoutes, { ...opts, sync });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -5,6 +5,8 @@
  */
 import { resolve } from 'node:path';
 import { checkListenAddress } from './http/guard.js';
+import { DEFAULT_PROPOSALS_PER_HOUR } from './library/proposals/rate-limit.js';
+import { DEFAULT_DECIDED_KEEP } from './library/proposals/retention.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -28,6 +30,10 @@ export interface Config {
   syncInterval: number;
   /** DESK_AUTHOR, `Name <email>`, the author of every history commit (docs/history.md); default `desk <desk@localhost>` */
   author: string;
+  /** DESK_DECIDED_KEEP: how many decided proposals stay in `proposals/` (the newest; docs/api.md, Proposals); default 1000 */
+  decidedKeep: number;
+  /** DESK_PROPOSALS_PER_HOUR: proposals one client address may create in an hour; 0 for no limit; default 120 */
+  proposalsPerHour: number;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -62,7 +68,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (libraryRemote !== null && libraryRoot === null) {
     throw new ConfigError('DESK_LIBRARY_REMOTE needs a library root to sync, but DESK_LIBRARY_ROOT is set and empty');
   }
-  return { host, port, libraryRoot, token, logLevel: level as LogLevel, allowedHosts, libraryRemote, syncInterval, author: parseAuthor(env.DESK_AUTHOR) };
+  return {
+    host,
+    port,
+    libraryRoot,
+    token,
+    logLevel: level as LogLevel,
+    allowedHosts,
+    libraryRemote,
+    syncInterval,
+    author: parseAuthor(env.DESK_AUTHOR),
+    decidedKeep: parseCount(env, 'DESK_DECIDED_KEEP', DEFAULT_DECIDED_KEEP, 1, 1_000_000),
+    proposalsPerHour: parseCount(env, 'DESK_PROPOSALS_PER_HOUR', DEFAULT_PROPOSALS_PER_HOUR, 0, 1_000_000),
+  };
+}
+
+/** A whole number from `min` to `max`; unset or blank → `fallback`. */
+function parseCount(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
+  const v = env[name]?.trim();
+  if (!v) return fallback;
+  if (!/^\d{1,7}$/.test(v) || Number(v) < min || Number(v) > max) {
+    throw new ConfigError(`${name} ${JSON.stringify(env[name])} is not a whole number from ${min} to ${max}`);
+  }
+  return Number(v);
 }
 
 /** `Name <email>`, as git writes an author; a name of one line, an address without spaces or brackets. */
@@ -79,6 +107,7 @@ export const DEFAULT_SYNC_INTERVAL = 60;
 /** A URL (`scheme://…`) or scp-like `user@host:path` is git's to read; anything else is a path on this machine. */
 function parseSync(env: Record<string, string | undefined>, cwd: string): Pick<Config, 'libraryRemote' | 'syncInterval'> {
   const remote = env.DESK_LIBRARY_REMOTE?.trim() || null;
+  if (remote !== null) checkRemote(remote);
   const libraryRemote = remote === null || /^[a-z][a-z0-9+.-]*:\/\//i.test(remote) || /^[^/\s]+@[^/\s]+:/.test(remote) ? remote : resolve(cwd, remote);
   const v = env.DESK_SYNC_INTERVAL?.trim();
   if (!v) return { libraryRemote, syncInterval: DEFAULT_SYNC_INTERVAL };
@@ -86,6 +115,28 @@ function parseSync(env: Record<string, string | undefined>, cwd: string): Pick<C
     throw new ConfigError(`DESK_SYNC_INTERVAL ${JSON.stringify(env.DESK_SYNC_INTERVAL)} is not a whole number of seconds from 1 to 86400`);
   }
   return { libraryRemote, syncInterval: Number(v) };
+}
+
+/** The URL schemes git may reach a remote by (git.ts allows only their transports). */
+const REMOTE_SCHEMES = ['file', 'ssh', 'https', 'git'] as const;
+
+/**
+ * DESK_LIBRARY_REMOTE names a repository, never a program (docs/security.md,
+ * What git runs): no leading `-` (an option to a git without
+ * `--end-of-options`), no `<transport>::` form (`ext::` runs the command it
+ * names, `fd::` talks over the service's descriptors, any other calls a
+ * remote helper), and a URL only of a scheme git.ts allows.
+ */
+function checkRemote(remote: string): void {
+  const allowed = 'a path, file://, ssh://, git@host:path, https:// or git://';
+  const refuse = (why: string) => {
+    throw new ConfigError(`DESK_LIBRARY_REMOTE ${JSON.stringify(remote)} ${why}; it is ${allowed}`);
+  };
+  if (remote.startsWith('-')) refuse('starts with `-`');
+  if (/^[A-Za-z0-9][A-Za-z0-9+.-]*::/.test(remote)) refuse('names a transport (`<transport>::`)');
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(remote)?.[1]?.toLowerCase();
+  if (scheme !== undefined && !(REMOTE_SCHEMES as readonly string[]).includes(scheme)) refuse(`is a ${scheme}:// URL`);
+  if (/[\0\r\n]/.test(remote)) refuse('holds a control character');
 }
 
 function parsePort(value: string | undefined): number {

@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   invalid_template: { status: 422, title: 'The template is not valid' },
   invalid_role: { status: 422, title: 'The role is not valid' },
   invalid_proposal: { status: 422, title: 'The proposal is not well formed' },
+  too_many_requests: { status: 429, title: 'Too many requests from this client; try again later' },
   too_many_subscribers: { status: 503, title: 'Too many event streams are open; try again later' },
   shutting_down: { status: 503, title: 'The service is stopping; try again once it is back' },
   history_unavailable: { status: 503, title: 'The library keeps no history here (git is missing or there is no root)' },

@@ -111,6 +111,7 @@ export async function start(env: Record<string, string | undefined> = process.en
       port: config.port,
       allowedHosts: config.allowedHosts,
       ...(config.token ? { token: config.token } : {}),
+      proposals: { decidedKeep: config.decidedKeep, perHour: config.proposalsPerHour },
       ...(config.libraryRemote ? { sync: { remote: config.libraryRemote, intervalMs: config.syncInterval * 1000 } } : {}),
     });
   } catch (e) {

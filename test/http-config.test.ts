@@ -16,6 +16,8 @@ describe('loadConfig', () => {
       libraryRemote: null,
       syncInterval: 60,
       author: 'desk <desk@localhost>',
+      decidedKeep: 1000,
+      proposalsPerHour: 120,
     });
   });
 
@@ -55,5 +57,46 @@ describe('loadConfig', () => {
       'desk.lan',
       'desk.local:8787',
     ]);
+  });
+});
+
+describe('DESK_LIBRARY_REMOTE names a repository, never a program (docs/security.md, What git runs)', () => {
+  const remoteOf = (DESK_LIBRARY_REMOTE: string) => loadConfig({ DESK_LIBRARY_REMOTE }, cwd).libraryRemote;
+  const refusal = (DESK_LIBRARY_REMOTE: string): unknown => {
+    try {
+      loadConfig({ DESK_LIBRARY_REMOTE }, cwd);
+    } catch (e) {
+      return e;
+    }
+    return null;
+  };
+
+  test('a leading dash, any `<transport>::` form and a URL of another scheme are refused at start, naming the setting', () => {
+    for (const v of [
+      '-x',
+      '--upload-pack=touch /tmp/x',
+      'ext::sh -c touch% /tmp/x',
+      'fd::3',
+      'fd::3,4',
+      'EXT::sh',
+      'hg::https://example.com/repo',
+      'testgit::/srv/team.git',
+      'http://example.com/team.git',
+      'ftp://example.com/team.git',
+      'fd://3',
+    ]) {
+      const e = refusal(v);
+      expect(e, v).toBeInstanceOf(ConfigError);
+      expect((e as Error).message, v).toContain('DESK_LIBRARY_REMOTE');
+    }
+  });
+
+  test('a path, file://, ssh://, git@host:path, https:// and git:// are taken', () => {
+    expect(remoteOf('team.git')).toBe(resolve(cwd, 'team.git'));
+    expect(remoteOf('/srv/team.git')).toBe('/srv/team.git');
+    expect(remoteOf('./x-team.git')).toBe(resolve(cwd, 'x-team.git'));
+    for (const v of ['file:///srv/team.git', 'ssh://git@example.com/team.git', 'git@example.com:team/library.git', 'https://example.com/team/library.git', 'git://example.com/library.git', 'HTTPS://example.com/x.git']) {
+      expect(remoteOf(v), v).toBe(v);
+    }
   });
 });

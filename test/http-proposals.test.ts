@@ -119,7 +119,7 @@ test('without a library root, a proposal is 409 no_library_root and the list is 
   const r = await propose({ name: 'gamma', purpose: 'nowhere to keep it', source: GAMMA });
   expect(r.statusCode).toBe(409);
   expect(r.json().code).toBe('no_library_root');
-  expect((await list('all')).json()).toEqual({ pending: 0, proposals: [] });
+  expect((await list('all')).json()).toEqual({ pending: 0, kept_decided: { count: 0, limit: 1000 }, proposals: [] });
 });
 
 describe('GET /proposals and /proposals/:id', () => {
@@ -195,7 +195,7 @@ test('proposals/ as a link or a file: the service starts, lists none, and refuse
   await ctx.fx.write('x', 'elsewhere', 'keep.txt');
   execFileSync('ln', ['-s', ctx.fx.at('elsewhere'), ctx.fx.at('proposals')]);
   ctx.app = await ctx.fx.open();
-  expect((await list('all')).json()).toEqual({ pending: 0, proposals: [] });
+  expect((await list('all')).json()).toEqual({ pending: 0, kept_decided: { count: 0, limit: 1000 }, proposals: [] });
   const linked = await propose({ name: 'gamma', purpose: 'through a link', source: GAMMA });
   expect(linked.statusCode).toBe(409);
   expect(linked.json().code).toBe('symlink_refused');

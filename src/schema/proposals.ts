@@ -79,6 +79,13 @@ export type ProposalAnswer = Static<typeof ProposalAnswerSchema>;
 /** GET /proposals */
 export const ProposalListSchema = Type.Object({
   pending: Type.Integer({ minimum: 0, description: 'how many proposals wait for a decision, whatever the filter' }),
+  kept_decided: Type.Object(
+    {
+      count: Type.Integer({ minimum: 0, description: 'decided proposals kept now' }),
+      limit: Type.Integer({ minimum: 1, description: 'the most kept (DESK_DECIDED_KEEP); older decided ones are removed, their history stays' }),
+    },
+    { additionalProperties: false, description: 'how many decided (saved or dismissed) proposals are kept, whatever the filter' },
+  ),
   proposals: Type.Array(ProposalSummarySchema, { description: 'newest first' }),
 });
 export type ProposalList = Static<typeof ProposalListSchema>;

@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
 import { proposalCard } from '../../library/proposals/card.js';
+import { createRate, DEFAULT_PROPOSALS_PER_HOUR } from '../../library/proposals/rate-limit.js';
 import { summaryOf, type ProposalRecord } from '../../library/proposals/record.js';
 import { openProposalStore } from '../../library/proposals/store.js';
 import type { Library } from '../../library/types.js';
@@ -31,8 +32,26 @@ const SaveHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ description: '`*`: insist on a new name — 412 when the name already exists' })),
 });
 
-export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
-  const store = openProposalStore({ library, logger: app.log.child({ component: 'proposals' }) });
+/** The bounds on proposals (docs/api.md, Proposals), from DESK_DECIDED_KEEP and DESK_PROPOSALS_PER_HOUR. */
+export interface ProposalOptions {
+  /** decided proposals kept in `proposals/`; default 1000 */
+  decidedKeep?: number;
+  /** creates one client address may make an hour; 0: no limit; default 120 */
+  perHour?: number;
+  /** clock in ms, for the store's ids and times and the rate limit; default Date.now (tests pass their own) */
+  now?: () => number;
+}
+
+export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & ProposalOptions> = async (app, o) => {
+  const { library } = o;
+  const store = openProposalStore({
+    library,
+    logger: app.log.child({ component: 'proposals' }),
+    ...(o.decidedKeep !== undefined ? { decidedKeep: o.decidedKeep } : {}),
+    ...(o.now ? { now: o.now } : {}),
+  });
+  // per client address, the one name the service has for a client (docs/security.md); in memory, bounded
+  const rate = createRate({ perHour: o.perHour ?? DEFAULT_PROPOSALS_PER_HOUR, ...(o.now ? { now: o.now } : {}) });
   // read proposals/ and finish an interrupted save at the start, before any template changes
   app.addHook('onReady', () => store.ready());
   app.addHook('onClose', async () => store.close());
@@ -58,6 +77,12 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
       },
     },
     async (req, reply) => {
+      // every create asked counts, kept or refused: the limit bounds the work a client makes, not only what is kept
+      const wait = rate.take(req.ip);
+      if (wait > 0) {
+        reply.header('retry-after', String(wait));
+        throw new DeskError('too_many_requests', `this client has created its ${o.perHour ?? DEFAULT_PROPOSALS_PER_HOUR} proposals for the hour; the next is allowed in ${wait} s`);
+      }
       const r = await store.create(req.body);
       return reply.code(201).send(await answer(r));
     },
@@ -75,7 +100,7 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
     },
     async (req) => {
       const proposals = await store.list(req.query.status ?? 'pending');
-      return { pending: await store.pending(), proposals };
+      return { pending: await store.pending(), kept_decided: await store.keptDecided(), proposals };
     },
   );
 

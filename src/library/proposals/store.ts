@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DeskError } from '../../errors.js';
 import type { ProposalCreate, ProposalSummary } from '../../schema/proposals.js';
-import { writeFileAtomic } from '../disk/atomic-write.js';
+import { removeFileDurable, writeFileAtomic } from '../disk/atomic-write.js';
 import type { LibraryLogger } from '../context.js';
 import type { FaultHook, FsContext } from '../disk/fs-safe.js';
 import { etagOf, sha256Hex } from '../disk/markers.js';
@@ -10,8 +10,9 @@ import { formatRecord, type ProposalRecord, RECORD_FILE, requestProblems, summar
 import { withHeaderName } from './rename.js';
 import { KeyedQueue } from '../queue.js';
 import type { Library, WriteOptions } from '../types.js';
-import { proposalRecord } from '../layout.js';
+import { proposalRecord, rel } from '../layout.js';
 import { type ProposalChange, proposalAnnouncer } from './announce.js';
+import { DEFAULT_DECIDED_KEEP, pastKeep, pruneMessage } from './retention.js';
 
 export interface ProposalStoreOptions {
   library: Library;
@@ -23,6 +24,8 @@ export interface ProposalStoreOptions {
   faults?: FaultHook;
   /** How many may wait for a decision; the next is too_many_proposals. Default: 500. */
   maxPending?: number;
+  /** How many decided proposals stay in `proposals/`, the newest by the team's rule (retention.ts); the rest are removed. Default: 1000. */
+  decidedKeep?: number;
   /**
    * Told after each create and decision, and when a sync brings a proposal
    * new to this desk or decided on another, just after the event the store
@@ -38,6 +41,8 @@ export interface ProposalStore {
   /** newest first */
   list(filter: 'pending' | 'decided' | 'all'): Promise<ProposalSummary[]>;
   pending(): Promise<number>;
+  /** how many decided records `proposals/` holds, and how many it keeps (DESK_DECIDED_KEEP) */
+  keptDecided(): Promise<{ count: number; limit: number }>;
   /** null for an unknown id */
   get(id: string): Promise<ProposalRecord | null>;
   /** saves through library.saveTemplate (its 412, 422 and the rest pass through); `name`: under another name */
@@ -68,7 +73,8 @@ const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
  * its preconditions (pending; for a save, If-Match and If-None-Match, which
  * the template save checks against what loads), the template saved through
  * `library.saveTemplate` (the library's one write pipeline, writes.ts), the
- * record written, its history commit, its event (announce.ts), the answer.
+ * record written, its history commit, its event (announce.ts), the decided
+ * records past the kept count removed (retention.ts), the answer.
  *
  * A save never lies about what landed. Before the template save the record
  * is written with `saving: {name, etag}`, the intent (committed to nothing:
@@ -84,6 +90,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
   const logger = o.logger ?? silent;
   const now = o.now ?? Date.now;
   const max = o.maxPending ?? 500;
+  const keep = o.decidedKeep ?? DEFAULT_DECIDED_KEEP;
   const announce = proposalAnnouncer(library, o.onChange);
   const index = new Map<string, ProposalSummary>();
   // one writer at a time: the pending count and each record's status are checked and changed together
@@ -136,6 +143,33 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
         await finishSave(rec).catch((e: unknown) => logger.error({ id: rec.id, err: (e as Error).message }, 'could not finish an interrupted proposal save'));
       }
     }
+    await prune();
+  }
+
+  /**
+   * Removes the decided records past the newest `keep` (retention.ts), each
+   * durably, then commits their removal in one commit: history still holds
+   * them. Run at the start and after each decision, on the index alone, so it
+   * costs nothing while within the bound. A failure is logged, never
+   * answered: the decision it follows has landed, and the next one retries.
+   */
+  async function prune(): Promise<void> {
+    const past = pastKeep(index.values(), keep);
+    if (!fs || past.length === 0) return;
+    const paths: string[] = [];
+    try {
+      for (const p of past) {
+        await removeFileDurable(fs, path(p.id), 'proposal-prune');
+        index.delete(p.id);
+        paths.push(rel(path(p.id)));
+      }
+    } catch (e) {
+      logger.warn({ err: (e as Error).message, removed: paths.length }, 'could not remove decided proposals past the kept count');
+    }
+    if (paths.length === 0) return;
+    // a stand-in library (test/docs-api.test.ts) may keep no history (announce.ts)
+    (library.history as Library['history'] | undefined)?.commit({ paths, message: pruneMessage(paths.length, keep) });
+    logger.info({ removed: paths.length, keep }, 'decided proposals past the kept count removed');
   }
 
   /** The record as saved when its intent's template is what loads under that name now (the rule above), else null. */
@@ -198,9 +232,11 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
   }
 
   /** A decision's record is on disk (or, for a save whose record write failed, its intent says it): its commit and event, one log line. */
-  function decided(rec: ProposalRecord): ProposalRecord {
+  async function decided(rec: ProposalRecord): Promise<ProposalRecord> {
     announce.written('decided', summaryOf(rec));
     logger.info({ id: rec.id, status: rec.status, name: rec.saved_as ?? rec.name }, 'proposal decided');
+    // one more decided: the oldest past the kept count leaves (after the decision's own commit)
+    await prune();
     return rec;
   }
 
@@ -220,6 +256,10 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     async pending() {
       await ready();
       return pendingCount();
+    },
+    async keptDecided() {
+      await ready();
+      return { count: index.size - pendingCount(), limit: keep };
     },
     async list(filter) {
       await ready();
