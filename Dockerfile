@@ -16,9 +16,12 @@ ENV NODE_ENV=production \
     DESK_LIBRARY_ROOT=/library
 WORKDIR /app
 # git keeps the library's history (docs/history.md); without it the service
-# starts and says so, but keeps none
+# starts and says so, but keeps none. openssh-client and ca-certificates let
+# git reach the team's remote (DESK_LIBRARY_REMOTE) over ssh:// or git@… and
+# https:// (--no-install-recommends leaves both out otherwise); see
+# docs/operations.md, Sharing the library from a container.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git \
+ && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

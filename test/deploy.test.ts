@@ -34,6 +34,13 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.volumes)).toContain(mount!.split(':')[0]);
   });
 
+  // the service reads an empty value as its default, so `docker compose up` without them runs as before
+  const sharing = ['DESK_LIBRARY_REMOTE', 'DESK_SYNC_INTERVAL', 'DESK_AUTHOR'];
+
+  it("passes the team library's settings through from the host, empty when unset", () => {
+    for (const name of sharing) expect(service.environment[name]).toBe(`\${${name}:-}`);
+  });
+
   const dc = runSync('docker-compose', ['version'], { encoding: 'utf8' });
   it.skipIf(dc.error !== undefined && !process.env.CI)('passes docker-compose config, and fails it without a token', () => {
     const env = { ...process.env, DESK_TOKEN: 'x' };
@@ -47,6 +54,19 @@ describe('docker-compose.yml', () => {
     });
     expect(refused.status).not.toBe(0);
   });
+
+  it.skipIf(dc.error !== undefined && !process.env.CI)("interpolates the team library's settings: the host's values, or empty", () => {
+    const environment = (env: NodeJS.ProcessEnv) => {
+      const r = runSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: root, env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      return (Object.values((parse(r.stdout) as typeof compose).services)[0]!).environment;
+    };
+    const host = Object.fromEntries(Object.entries(process.env).filter(([k]) => !sharing.includes(k)));
+    const unset = environment({ ...host, DESK_TOKEN: 'x' });
+    for (const name of sharing) expect(unset[name]).toBe('');
+    const values = { DESK_LIBRARY_REMOTE: 'git@example.com:team/library.git', DESK_SYNC_INTERVAL: '30', DESK_AUTHOR: 'Ann <ann@example.com>' };
+    expect(environment({ ...host, DESK_TOKEN: 'x', ...values })).toMatchObject(values);
+  });
 });
 
 describe('Dockerfile', () => {
@@ -59,6 +79,12 @@ describe('Dockerfile', () => {
 
   it('copies what the server reads at run time: the harness and the built page (dist/web)', () => {
     for (const dir of ['harness', 'dist']) expect(dockerfile).toMatch(new RegExp(`^COPY .*\\b${dir}\\b`, 'm'));
+  });
+
+  it('installs git with what it needs to reach an ssh or https remote, in the runtime stage', () => {
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    const install = /apt-get install -y --no-install-recommends ([^\\\n&]+)/.exec(runtime);
+    expect(install?.[1]?.trim().split(/\s+/)).toEqual(expect.arrayContaining(['git', 'openssh-client', 'ca-certificates']));
   });
 
   it('copies every file the build step needs', () => {

@@ -2,6 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import type { LibraryLogger } from '../context.js';
 import type { Git } from './git.js';
 import type { Journal, JournalEntry } from './journal.js';
+import { indexToHead } from './repo.js';
 import { blobId, type ObjectFormat, type Snapshot } from './snapshot.js';
 import type { RecentVersion } from './types.js';
 import { TRACKED_TOP } from '../layout.js';
@@ -174,8 +175,8 @@ export class CommitQueue {
     await this.fault('update-ref');
     await git.ok(['update-ref', '-m', 'desk sync', 'HEAD', m.remote, this.head ?? '0'.repeat(format === 'sha1' ? 40 : 64)], { background: true });
     this.stale = true;
-    // the index follows HEAD, so a plain `git status` in the root shows no phantom changes
-    await git.run(['read-tree', 'HEAD'], { background: true });
+    // the index follows HEAD, so a plain `git status` in the root shows no phantom changes; by ids, reading no file (repo.ts)
+    await indexToHead(git).catch((e: Error) => this.o.logger.warn({ err: e.message }, 'history: the index was not updated; git status may show the merged files as changed until the next start'));
     await this.refresh();
   }
 

@@ -27,7 +27,21 @@ import { join } from 'node:path';
  *   outlive the service, hold locks at a kill and compete with saves for the
  *   CPU; the queue runs `gc --auto` itself, in its turn (commit-queue.ts);
  * - `LC_ALL=C`, `core.quotePath=false`: output and messages this code can parse;
- * - never a prompt: a remote that wants a password fails at once.
+ * - never a prompt: a remote that wants a password fails at once, and no
+ *   credential helper or askpass program the repository's config names runs;
+ * - transports by an allow list (`protocol.allow=never`, then file, ssh,
+ *   https and git allowed): `ext::` would run any command its URL names and
+ *   `fd::` would talk over the service's own descriptors, so neither runs,
+ *   even for a remote rewritten by a `url.*.insteadOf` of the repository's
+ *   config; both are named `never` too, since a `protocol.<name>.allow` of
+ *   that config would otherwise win over `protocol.allow`;
+ * - `transfer.fsckObjects`: a fetch checks every object it receives and
+ *   refuses a tree with a `..`, `.git` or `.gitmodules` trap; what fsck
+ *   lets through (a link, a submodule) sync checks itself (sync-round.ts, hostilePaths);
+ * - no call that could run a clean or smudge filter or a textconv from
+ *   `.gitattributes`: commits are built from bytes (fast-import), the index
+ *   from ids (update-index --index-info, repo.ts indexToHead), and nothing checks files
+ *   out or hashes the work tree (docs/security.md, What git runs).
  */
 
 /**
@@ -160,6 +174,17 @@ const config = (hooks: string): string[] =>
     'core.autocrlf=false',
     'commit.gpgSign=false',
     'advice.detachedHead=false',
+    'credential.helper=',
+    'core.askPass=',
+    'protocol.allow=never',
+    'protocol.file.allow=always',
+    'protocol.ssh.allow=always',
+    'protocol.https.allow=always',
+    'protocol.git.allow=always',
+    'protocol.ext.allow=never',
+    'protocol.fd.allow=never',
+    'transfer.fsckObjects=true',
+    'fetch.fsckObjects=true',
   ].flatMap((kv) => ['-c', kv]);
 
 export interface Git {
@@ -175,6 +200,13 @@ export interface Git {
   line(args: readonly string[], options?: GitOptions): Promise<string>;
 }
 
+/** The operator's ssh command: GIT_SSH_COMMAND, else GIT_SSH (a program, quoted for the shell git runs the command with), else batch-mode ssh. */
+function sshCommand(env: NodeJS.ProcessEnv): string {
+  if (env.GIT_SSH_COMMAND !== undefined) return env.GIT_SSH_COMMAND;
+  if (env.GIT_SSH !== undefined) return `'${env.GIT_SSH.replace(/'/g, `'\\''`)}'`;
+  return 'ssh -o BatchMode=yes';
+}
+
 /** The environment every git process gets: the named pass-through variables, then the fixed ones. */
 function gitEnv(root: string, baseEnv: NodeJS.ProcessEnv = process.env, extra: GitOptions['env'] = {}): NodeJS.ProcessEnv {
   const gitDir = join(root, '.git');
@@ -183,8 +215,9 @@ function gitEnv(root: string, baseEnv: NodeJS.ProcessEnv = process.env, extra: G
   return {
     ...passed,
     PATH: baseEnv.PATH ?? '/usr/bin:/bin',
-    // ssh keys and agent still work; a host that would ask anything fails instead
-    ...(baseEnv.GIT_SSH_COMMAND === undefined && baseEnv.GIT_SSH === undefined ? { GIT_SSH_COMMAND: 'ssh -o BatchMode=yes' } : {}),
+    // ssh keys and agent still work; a host that would ask anything fails instead. Always set, since
+    // GIT_SSH_COMMAND wins over a `core.sshCommand` of the repository's config, and GIT_SSH would not
+    GIT_SSH_COMMAND: sshCommand(baseEnv),
     LC_ALL: 'C',
     LANG: 'C',
     GIT_DIR: gitDir,

@@ -10,7 +10,7 @@ import { GitMissingError, gitAt } from './git.js';
 import { fromEntry, Journal, toEntry } from './journal.js';
 import * as read from './read.js';
 import type { Recorder, RoundRecord } from './recorder.js';
-import { ensureIgnore, gitDirKind, initRepo, recoverLocks, reportLocks } from './repo.js';
+import { ensureIgnore, gitDirKind, indexToHead, initRepo, recoverLocks, reportLocks } from './repo.js';
 import { blobId, keyOf, type NameKey, type ObjectFormat, readAll, readName, readPaths, type Snapshot } from './snapshot.js';
 import type { History } from './types.js';
 import { TRACKED_TOP } from '../layout.js';
@@ -94,7 +94,10 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   const cut = (await journal.settleLanding(async (commit) => (await git.run(['merge-base', '--is-ancestor', commit, 'HEAD'])).code === 0)) || locks.length > 0;
   const left = journal.left();
   // index entries a commit cut short had staged go back to HEAD: its job is still in the journal
-  if (hadHead && (cut || left.length > 0)) await git.run(['reset', '-q', 'HEAD', '--', ...TRACKED_TOP]);
+  if (hadHead && (cut || left.length > 0)) {
+    // by ids, never `git reset`: its refresh would hash the work tree through the repository's clean filters (repo.ts)
+    await indexToHead(git, TRACKED_TOP).catch((e: Error) => logger.warn({ err: e.message }, 'history: the index was not brought back to HEAD; git status may show staged changes'));
+  }
   for (const { name, entry } of left) queue.enqueue({ snapshot: fromEntry(entry), message: entry.message, who: entry.who, at: entry.at, journal: name });
   await queue.settle();
 

@@ -77,3 +77,46 @@ export async function recoverLocks(gitDir: string, held: () => Promise<boolean>)
 export function reportLocks(logger: LibraryLogger, found: string[]): void {
   if (found.length) logger.warn({ locks: found }, 'history: removed git lock files a stopped git left behind');
 }
+
+/**
+ * Brings the index to HEAD for `paths` (the whole index when none are given),
+ * so a plain `git status` in the root shows no phantom changes. Built from
+ * ids only: HEAD's entries from `ls-tree`, the index's from `ls-files`, the
+ * difference handed to `update-index --index-info`. Never `git reset`,
+ * which refreshes the index afterwards by hashing work-tree files through any
+ * clean filter `.gitattributes` names, and never a checkout: the service
+ * reads and writes the files, git only records them (docs/security.md, What
+ * git runs). An entry the index already holds as HEAD does is left as it is,
+ * stat data and all. Throws GitError.
+ */
+export async function indexToHead(git: Git, paths: readonly string[] = []): Promise<void> {
+  const spec = paths.length ? ['--', ...paths] : [];
+  const head = new Map<string, string>();
+  const headOut = await git.run(['ls-tree', '-r', '-z', '--full-tree', 'HEAD', ...spec]);
+  // no HEAD yet: the index should hold nothing of these paths
+  if (headOut.code === 0) {
+    for (const line of headOut.stdout.toString('utf8').split('\0')) {
+      const tab = line.indexOf('\t');
+      if (tab < 0) continue;
+      const [mode, , id] = line.slice(0, tab).split(' ');
+      head.set(line.slice(tab + 1), `${mode} ${id}`);
+    }
+  }
+  /** path → its stage-0 entry, or null for a conflict's stages; and an id of each, which a removal names */
+  const have = new Map<string, string | null>();
+  const ids = new Map<string, string>();
+  for (const line of (await git.ok(['ls-files', '-s', '-z', ...spec])).split('\0')) {
+    const tab = line.indexOf('\t');
+    if (tab < 0) continue;
+    const [mode, id, stage] = line.slice(0, tab).split(' ');
+    const p = line.slice(tab + 1);
+    have.set(p, stage === '0' && !have.has(p) ? `${mode} ${id}` : null);
+    ids.set(p, id!);
+  }
+  const info: string[] = [];
+  // mode 0 drops every stage of a path (an id of the right length is all git asks of it); HEAD's entry then goes in at stage 0
+  for (const [p, entry] of have) if (entry === null || !head.has(p)) info.push(`0 ${ids.get(p)}\t${p}`);
+  for (const [p, entry] of head) if (have.get(p) !== entry) info.push(`${entry}\t${p}`);
+  if (!info.length) return;
+  await git.ok(['update-index', '-z', '--index-info'], { input: `${info.join('\0')}\0` });
+}
