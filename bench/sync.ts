@@ -5,12 +5,18 @@
  * answer until a GET on B shows the saved bytes (polled every 25 ms), over
  * ROUNDS saves; the baseline is the interval itself, so the goal is a ratio:
  * visible on B within one interval.
+ *
+ * And a round that brings 20,000 names (BENCH_BIG_ROUND sets N), in a child
+ * process (bench/sync-big-child.ts) so its RSS is the round's: /health's
+ * p99 and slowest answer while it runs, against /health with nothing
+ * running in the same process; RSS after it.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
+import { fileURLToPath } from 'node:url';
 import { type BenchRow, median } from './table.js';
 
 const INTERVAL_S = 1;
@@ -45,7 +51,31 @@ async function json(url: string, init?: RequestInit): Promise<{ status: number; 
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
 }
 
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+async function bigRound(): Promise<BenchRow[]> {
+  const n = Number(process.env.BENCH_BIG_ROUND ?? 20000);
+  const script = fileURLToPath(new URL('./sync-big-child.js', import.meta.url));
+  const out = execFileSync(process.execPath, ['--expose-gc', script, String(n)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = JSON.parse(out.trim().split('\n').pop()!) as { n: number; seconds: number; files: number; idle: number[]; during: number[]; rss: number };
+  if (r.files < n) throw new Error(`the round committed ${r.files} of ${n} templates`);
+  const [p99, max, idle99, idleMax] = [percentile(r.during, 99), Math.max(...r.during), percentile(r.idle, 99), Math.max(...r.idle)];
+  const mb = r.rss / 2 ** 20;
+  return [
+    { name: `GET /health p99 while a round brings ${n} templates (${r.seconds.toFixed(0)} s, ${r.during.length} asked)`, value: p99, unit: 'ms', baseline: idle99, baselineName: 'no round, p99', ratio: p99 / idle99, goal: '≤ 100 ms', ok: p99 <= 100 },
+    { name: `GET /health slowest while that round runs`, value: max, unit: 'ms', baseline: idleMax, baselineName: 'no round, slowest', ratio: max / idleMax, goal: '≤ 250 ms', ok: max <= 250 },
+    { name: `RSS after the round of ${n} (child process, after gc)`, value: mb, unit: 'MB', goal: '≤ 300 MB', ok: mb <= 300 },
+  ];
+}
+
 export async function bench(): Promise<BenchRow[]> {
+  return [...(await twoDesks()), ...(await bigRound())];
+}
+
+async function twoDesks(): Promise<BenchRow[]> {
   const dir = await mkdtemp(join(tmpdir(), 'desk-bench-sync-'));
   const bare = join(dir, 'team.git');
   execFileSync('git', ['init', '--bare', '-q', '-b', 'main', bare]);

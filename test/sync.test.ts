@@ -306,21 +306,53 @@ describe('sync with a remote', () => {
     expect((await get(b, 'alpha')).state).toBe('diverged');
   });
 
-  it('each name a sync writes or marks diverged is announced as template.changed', async () => {
+  it('a round is announced once, as library.synced, with the names it wrote or marked diverged', async () => {
     const a = await desk();
     const b = await listeningDesk();
     await sync(b);
-    const heard: unknown[] = [];
-    b.library.events.subscribe((e) => heard.push(e.data));
+    const heard: { type: string; data: unknown }[] = [];
+    b.library.events.subscribe((e) => heard.push({ type: e.type, data: e.data }));
     await save(a, 'alpha', alphaPurpose('A'));
+    await save(a, 'mine', ALPHA.replace('name: alpha', 'name: mine'));
     await sync(a);
     await sync(b);
-    expect(heard).toContainEqual({ name: 'alpha', state: 'edited', etag: (await get(b, 'alpha')).etag });
+    // one event for the round, none per name
+    expect(heard).toEqual([{ type: 'library.synced', data: { round: expect.any(String), changed: 2, diverged: 0, names: ['template:alpha', 'template:mine'] } }]);
+    heard.length = 0;
     await save(a, 'beta', BETA.replace('purpose: alpha with a review', 'purpose: A'));
     await sync(a);
     await save(b, 'beta', BETA.replace('purpose: alpha with a review', 'purpose: B'));
+    heard.length = 0;
     await sync(b);
-    expect(heard).toContainEqual(expect.objectContaining({ name: 'beta', state: 'diverged' }));
+    expect(heard).toEqual([{ type: 'library.synced', data: expect.objectContaining({ changed: 1, diverged: 1, names: ['template:beta'] }) }]);
+  });
+
+  it('POST /sync answers 202 with the round when it outlasts its wait; GET /sync follows it', async () => {
+    const a = await desk();
+    await sync(a);
+    const fx = await fixture();
+    // a wait of 1 ms: any round that runs git outlasts it
+    const app = await fx.open({ sync: { remote: bare, intervalMs: HOUR, waitMs: 1 } });
+    desks.push({ fx, app });
+    await app.ready();
+    const status = async () => (await app.inject({ method: 'GET', url: `${API}/sync` })).json();
+    // the round the start runs by itself, done first
+    while ((await status()).last_sync === null) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 30; i++) await save(a, `t-${i}`, ALPHA.replace('name: alpha', `name: t-${i}`));
+    await sync(a);
+    const r = await app.inject({ method: 'POST', url: `${API}/sync` });
+    expect(r.statusCode).toBe(202);
+    const round = r.json().round;
+    expect(round).toMatchObject({ id: expect.any(String), state: 'running', started_at: expect.any(String) });
+    let s = await status();
+    while (s.round) {
+      expect(s.round.id).toBe(round.id);
+      expect(s.round.done).toBeLessThanOrEqual(s.round.total);
+      await new Promise((r) => setTimeout(r, 20));
+      s = await status();
+    }
+    expect(s).toMatchObject({ behind: 0, last_error: null });
+    expect((await app.inject({ method: 'GET', url: `${API}/templates/t-29` })).statusCode).toBe(200);
   });
 
   it('a proposal made or decided on one desk is listed on the other after its sync, without a restart', async () => {
@@ -329,7 +361,7 @@ describe('sync with a remote', () => {
     await sync(b);
     const list = async (d: Desk, status = 'all') => (await d.app.inject({ url: `${API}/proposals?status=${status}` })).json();
     // B's index is read before the proposal exists anywhere
-    expect(await list(b)).toEqual({ pending: 0, proposals: [] });
+    expect(await list(b)).toEqual({ pending: 0, kept_decided: { count: 0, limit: 1000 }, proposals: [] });
     const heard: unknown[] = [];
     b.library.events.subscribe((e) => heard.push({ type: e.type, ...e.data }));
     const made = await a.app.inject({ method: 'POST', url: `${API}/proposals`, payload: { name: 'gamma', purpose: 'from A', source: ALPHA.replace('name: alpha', 'name: gamma') } });
@@ -366,7 +398,7 @@ describe('sync with a remote', () => {
     const hang = createServer((s) => sockets.add(s));
     await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
     try {
-      const a = await desk(`http://127.0.0.1:${(hang.address() as AddressInfo).port}/team.git`);
+      const a = await desk(`https://127.0.0.1:${(hang.address() as AddressInfo).port}/team.git`);
       let synced = false;
       const round = a.app.inject({ method: 'POST', url: `${API}/sync` }).then(() => (synced = true));
       await until(() => sockets.size > 0);
@@ -388,7 +420,7 @@ describe('sync with a remote', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
-    const a = await desk(`http://desk:s3cret@127.0.0.1:${port}/team.git`);
+    const a = await desk(`https://desk:s3cret@127.0.0.1:${port}/team.git`);
     const s = await sync(a);
     expect(s.last_error).not.toBeNull();
     expect(JSON.stringify(s)).not.toContain('s3cret');

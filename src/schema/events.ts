@@ -30,6 +30,26 @@ export const ProposalEventSchema = Type.Object(
 );
 export type ProposalEvent = Static<typeof ProposalEventSchema>;
 
+/**
+ * A sync round merged the remote's changes: one event for the whole round,
+ * however many names it wrote (a round may bring thousands). The page reads
+ * its list again; a client that keeps names reads those listed, or all when
+ * `changed` is more than `names` holds.
+ */
+export const LibrarySyncedSchema = Type.Object(
+  {
+    round: Type.String({ description: "the round's id, as GET /sync's `round.id` gave it while it ran" }),
+    changed: Type.Integer({ minimum: 0, description: 'templates and roles the round wrote or marked diverged' }),
+    diverged: Type.Integer({ minimum: 0, description: 'templates and roles diverged after the round' }),
+    names: Type.Array(Type.String(), {
+      maxItems: 100,
+      description: 'the first 100 of those, as `template:<name>` or `role:<name>`',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type LibrarySynced = Static<typeof LibrarySyncedSchema>;
+
 /** The stream's first event, and the answer to a Last-Event-ID the server cannot replay from. */
 export const StreamNoticeSchema = Type.Object({ id: Type.String() }, { additionalProperties: false });
 export type StreamNotice = Static<typeof StreamNoticeSchema>;
@@ -40,6 +60,7 @@ export interface DeskEventMap {
   'role.changed': EntryChanged;
   'proposal.created': ProposalEvent;
   'proposal.decided': ProposalEvent;
+  'library.synced': LibrarySynced;
 }
 export type DeskEventType = keyof DeskEventMap;
 

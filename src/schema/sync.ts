@@ -4,6 +4,22 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 
+/** A round while it runs: GET /sync carries it, and POST /sync answers 202 with it when the round outlasts its wait. */
+export const SyncRoundSchema = Type.Object(
+  {
+    id: Type.String(),
+    state: Type.Literal('running'),
+    done: Type.Integer({ minimum: 0, description: "names of the round merged so far (templates, roles, kept bases, proposal records)" }),
+    total: Type.Integer({ minimum: 0, description: 'names the remote changed; 0 until the round has fetched and compared' }),
+    started_at: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+export type SyncRound = Static<typeof SyncRoundSchema>;
+
+/** POST /sync's 202: the round goes on; GET /sync follows it, and `library.synced` says when it is done. */
+export const SyncRunningSchema = Type.Object({ round: SyncRoundSchema }, { additionalProperties: false });
+
 export const SyncStatusSchema = Type.Object(
   {
     remote: Type.Union([Type.String(), Type.Null()], {
@@ -15,6 +31,7 @@ export const SyncStatusSchema = Type.Object(
     last_error: Type.Union([Type.String(), Type.Null()], { description: 'why the last push or sync failed; null once one succeeds' }),
     diverged: Type.Array(Type.String(), { description: 'templates changed on both sides that could not be merged: the local copy is kept' }),
     diverged_roles: Type.Array(Type.String(), { description: 'the same for roles' }),
+    round: Type.Optional(SyncRoundSchema),
   },
   { additionalProperties: false },
 );

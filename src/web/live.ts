@@ -9,7 +9,7 @@ import type { DeskEventMap, DeskEventType } from '../schema/events.js';
  */
 export type LiveEvent = { [K in DeskEventType]: { type: K; data: DeskEventMap[K] } }[DeskEventType] | { type: 'resync'; data: { id: string } };
 
-const TYPES: LiveEvent['type'][] = ['template.changed', 'role.changed', 'proposal.created', 'proposal.decided', 'resync'];
+const TYPES: LiveEvent['type'][] = ['template.changed', 'role.changed', 'proposal.created', 'proposal.decided', 'library.synced', 'resync'];
 /** after a refused or broken stream (EventSource gives up on a 401 or 503), try again this much later */
 const REOPEN_MS = 5000;
 

@@ -187,15 +187,16 @@ async function redrawList(): Promise<void> {
   }
 }
 startLive((e) => {
-  if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'resync') {
+  // a sync round says once for all its names: the list, the catalogue and an open template are read again
+  if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'library.synced' || e.type === 'resync') {
     // the names the page's validator checks against may have changed (validator.ts)
     invalidateCatalogue();
     if (relist) clearTimeout(relist);
     relist = setTimeout(() => void redrawList(), 100);
   }
-  if (e.type === 'template.changed' || e.type === 'role.changed') sync.refresh();
+  if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'library.synced') sync.refresh();
   if (e.type === 'template.changed' && page?.name === e.data.name) page.changedElsewhere(e.data.etag);
-  if (e.type === 'resync') void page?.recheck();
+  if (e.type === 'resync' || e.type === 'library.synced') void page?.recheck();
   if (e.type === 'proposal.created' || e.type === 'proposal.decided') {
     const kind = e.type === 'proposal.created' ? 'created' : 'decided';
     // an open Proposals view has its module loaded already; otherwise only the header's count changes

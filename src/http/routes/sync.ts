@@ -10,7 +10,7 @@ import { DeskError } from '../../errors.js';
 import type { LibrarySync } from '../../library/history/sync.js';
 import { ifMatchPasses } from '../../library/disk/markers.js';
 import type { Library } from '../../library/types.js';
-import { DivergedTemplateSchema, SyncStatusSchema } from '../../schema/sync.js';
+import { DivergedTemplateSchema, SyncRunningSchema, SyncStatusSchema } from '../../schema/sync.js';
 import { RebaseAnswerSchema } from '../../schema/templates.js';
 import { ifMatch } from '../answers.js';
 import { notFound } from '../errors.js';
@@ -18,6 +18,9 @@ import { errorResponses, RoleParams, TemplateParams } from '../schemas.js';
 import { rebaseAnswer } from '../../library/templates/three-way.js';
 
 const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })) });
+
+/** How long POST /sync waits for its round before answering 202, unless the sync options say (SyncOptions.waitMs). */
+const SYNC_WAIT_MS = 30_000;
 
 export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: LibrarySync | null }> = async (app, { library, sync }) => {
   const need = (): LibrarySync => {
@@ -35,8 +38,27 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
 
   app.post(
     '/sync',
-    { schema: { summary: "Fetch the remote's changes, merge them and push; answers the status after", tags: ['sync'], response: status } },
-    async () => need().sync(),
+    {
+      schema: {
+        summary: "Fetch the remote's changes, merge them and push; answers the status after, or 202 with the round when it outlasts the wait",
+        tags: ['sync'],
+        response: { ...status, 202: SyncRunningSchema },
+      },
+    },
+    async (_req, reply) => {
+      const s = need();
+      const done = s.sync();
+      // a round of thousands of names outlasts any client's patience: past the wait it goes on, and the answer says where it stands
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<null>((r) => {
+        timer = setTimeout(() => r(null), s.waitMs ?? SYNC_WAIT_MS);
+      });
+      const out = await Promise.race([done, waited]);
+      clearTimeout(timer);
+      const round = s.current;
+      if (out === null && round) return reply.code(202).send({ round });
+      return out ?? done;
+    },
   );
 
   /** A diverged template: its entry and where its conflict came from; state_conflict when it is not diverged. */

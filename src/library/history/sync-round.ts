@@ -1,6 +1,7 @@
 import type { SyncFiles, SyncRound } from './sync-contract.js';
-import { rolePaths, templatePaths, unitOf } from '../layout.js';
-import type { Git } from './git.js';
+import { KEPT_BASES, PROPOSALS, ROLES, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
+import { isRoleName } from '../../template/names.js';
+import { type Git, GitError } from './git.js';
 import { type Blob, mergePlainFile, mergeTemplate, oneSide } from './sync-merge.js';
 
 /**
@@ -39,6 +40,54 @@ export interface RoundContext {
   files: SyncFiles;
   /** the remote as the commit message names it (no credentials) */
   remoteLabel: string;
+  /** told how many of the round's names are done, and of how many (0 first) */
+  progress?: (done: number, total: number) => void;
+  /** true once the service is stopping: the round stops between two names, and what it wrote is committed (abandon) */
+  stopping?: () => boolean;
+}
+
+/**
+ * Blobs by id, read by one `git cat-file --batch`: a round of 20,000 names
+ * would otherwise start four git processes per name. By id, not by
+ * `<commit>:<path>`: git finds a path by walking its tree's entries, and a
+ * `templates/` of 20,000 entries made every lookup a long walk. Null in,
+ * null out; an id git does not have is null too.
+ */
+export async function blobsById(git: Git, ids: readonly (string | null)[]): Promise<Blob[]> {
+  const out: Blob[] = ids.map(() => null);
+  const asked = ids.flatMap((id, i) => (id === null ? [] : [i]));
+  if (asked.length === 0) return out;
+  const r = await git.run(['cat-file', '--batch'], { input: asked.map((i) => `${ids[i]}\n`).join('') });
+  if (r.code !== 0) throw new GitError(['cat-file', '--batch'], r);
+  const buf = r.stdout;
+  let pos = 0;
+  for (const i of asked) {
+    const nl = buf.indexOf(10, pos);
+    if (nl === -1) throw new GitError(['cat-file', '--batch'], { ...r, code: 1, stderr: r.stderr || 'its output ended early' });
+    // `<oid> <type> <size>`, then the body; `<oid> missing` has none
+    const m = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(buf.subarray(pos, nl).toString('utf8'));
+    pos = nl + 1;
+    if (!m) continue;
+    const size = Number(m[2]);
+    // a copy, so the round keeps no slice of the whole batch's output alive
+    if (m[1] === 'blob') out[i] = Buffer.from(buf.subarray(pos, pos + size));
+    pos += size + 1;
+  }
+  return out;
+}
+
+/** Path → blob id of every file a commit holds under the folders the service owns (null commit: none). */
+async function treeIds(git: Git, commit: string | null): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  if (commit === null) return ids;
+  const out = await git.ok(['ls-tree', '-r', '-z', '--full-tree', commit, '--', TEMPLATES, ROLES, PROPOSALS]);
+  for (const line of out.split('\0')) {
+    const tab = line.indexOf('\t');
+    if (tab < 0) continue;
+    const [, type, id] = line.slice(0, tab).split(' ');
+    if (type === 'blob') ids.set(line.slice(tab + 1), id!);
+  }
+  return ids;
 }
 
 /** The bytes of `path` in `commit`, or null when the commit does not hold it. */
@@ -82,11 +131,65 @@ async function changedOnRemote(git: Git, base: string | null, remote: string): P
   return (await git.ok(args)).split('\0').filter(Boolean);
 }
 
+/** Modes of a plain file in a git tree: the only entries the service takes at its paths. */
+const FILE_MODES = new Set(['100644', '100755']);
+
+/** A folder the service writes its files into: a link or a submodule there would carry its writes elsewhere. */
+const isServiceFolder = (p: string): boolean => {
+  const parts = p.split('/');
+  if (parts.length === 1) return p === TEMPLATES || p === ROLES || p === PROPOSALS;
+  if (parts.length === 2) return (parts[0] === TEMPLATES && parts[1] === KEPT_BASES) || (parts[0] === ROLES && isRoleName(parts[1]!));
+  return false;
+};
+
+/** A remote head holding a link, a submodule or some other non-file at a path of the service's own (or a folder it writes into). */
+export class HostileTreeError extends Error {
+  override readonly name = 'HostileTreeError';
+  constructor(
+    readonly commit: string,
+    readonly paths: string[],
+  ) {
+    super(`the remote's head ${commit.slice(0, 12)} holds what is not a plain file at ${paths.slice(0, 5).join(', ')}${paths.length > 5 ? ` and ${paths.length - 5} more` : ''}: nothing of it is merged`);
+  }
+}
+
+/**
+ * The paths of the remote's tree where it holds a link (120000), a submodule
+ * (160000) or any other entry that is not a plain file, at a path the
+ * service reads or writes (layout.ts `unitOf`, `.gitignore`) or at a folder
+ * it writes into. fetch's fsck (git.ts) already refused `..` and `.git`
+ * entries; these it lets through. Entries elsewhere (a `README` link, say)
+ * are no business of the service: left to git, never written.
+ */
+export async function hostilePaths(git: Git, commit: string): Promise<string[]> {
+  const out = await git.ok(['ls-tree', '-r', '-t', '-z', '--full-tree', commit]);
+  const bad: string[] = [];
+  for (const line of out.split('\0')) {
+    const tab = line.indexOf('\t');
+    if (tab < 0) continue;
+    const [mode, type] = line.slice(0, tab).split(' ');
+    const p = line.slice(tab + 1);
+    const owned = p === '.gitignore' || unitOf(p) !== null;
+    if (owned && !FILE_MODES.has(mode!)) bad.push(p);
+    else if (!owned && type !== 'tree' && !FILE_MODES.has(mode!) && isServiceFolder(p)) bad.push(p);
+  }
+  return bad;
+}
+
+/**
+ * Merges the remote's head, once its tree passed hostilePaths: a head with
+ * such an entry is refused whole (HostileTreeError), with nothing written
+ * and HEAD where it was. Whole, not path by path: the round could otherwise
+ * fast-forward HEAD onto that very tree, and a head a desk of the team would
+ * not have made is no history to take a part of (docs/security.md).
+ */
 export async function mergeRemote(rc: RoundContext, remote: string, diverged: Diverged): Promise<RoundResult> {
   const { git } = rc;
   const result: RoundResult = { written: { templates: [], roles: [], plain: [] }, touched: { templates: [], roles: [] }, ownFiles: false };
   const head = await revOrNull(rc.git, 'HEAD');
   if (head && (await isAncestor(git, remote, head))) return result;
+  const bad = await hostilePaths(git, remote);
+  if (bad.length) throw new HostileTreeError(remote, bad);
   const base = head ? await mergeBase(git, head, remote) : null;
   const templates = new Set<string>();
   const roles = new Set<string>();
@@ -118,43 +221,81 @@ interface Changed {
   plain: Set<string>;
 }
 
-/** Each changed name decided and written in its slot, its files added to the round's commit. */
+/** Names read from git per batch: bounds what a round holds at once, whatever its size. */
+const CHUNK = 256;
+
+/**
+ * Each changed name decided and written in its slot, its files added to the
+ * round's commit; `progress` is told after each name. Names are taken a
+ * chunk at a time, their sides read by one git process per chunk; every
+ * write is file I/O, so the service answers between names.
+ */
 async function decideEach(rc: RoundContext, files: SyncRound, { base, remote, templates, roles, plain }: Changed, diverged: Diverged, result: RoundResult): Promise<void> {
   const { git } = rc;
   const at: DivergedAt = { base, remote };
+  const total = plain.size + templates.size + roles.size;
+  let done = 0;
+  const step = () => {
+    rc.progress?.(++done, total);
+    // a stop's grace is seconds; a round of thousands of names is minutes: it stops here and the next start goes on
+    if (rc.stopping?.()) throw new Error('the service is stopping; the round goes on at the next sync');
+  };
+  rc.progress?.(0, total);
   const mark = (kind: 'templates' | 'roles', name: string, conflict: boolean) => {
     const had = name in diverged[kind];
     if (conflict) diverged[kind][name] = at;
     else delete diverged[kind][name];
     if (had || conflict) result.touched[kind].push(name);
   };
+  const [baseIds, remoteIds] = [await treeIds(git, base), await treeIds(git, remote)];
+  /** base and remote sides of each path, for a chunk of names */
+  const sides = async (paths: string[]) => {
+    const got = await blobsById(git, paths.flatMap((path) => [baseIds.get(path) ?? null, remoteIds.get(path) ?? null]));
+    return (i: number) => ({ b: got[2 * i]!, r: got[2 * i + 1]! });
+  };
   // kept bases first: a template merged below may name one
-  for (const path of [...plain].sort()) {
-    const [b, r] = [await blobAt(git, base, path), await blobAt(git, remote, path)];
-    const out = await files.plain(path, (local) => mergePlainFile(b, local, r));
-    if (out.kind === 'write') result.written.plain.push(path);
+  for (const chunk of chunks([...plain].sort())) {
+    const side = await sides(chunk);
+    for (const [i, path] of chunk.entries()) {
+      const { b, r } = side(i);
+      const out = await files.plain(path, (local) => mergePlainFile(b, local, r));
+      if (out.kind === 'write') result.written.plain.push(path);
+      step();
+    }
   }
-  for (const name of [...templates].sort()) {
-    const [yp, mp] = templatePaths(name);
-    const b = { yaml: await blobAt(git, base, yp), marker: await blobAt(git, base, mp) };
-    const r = { yaml: await blobAt(git, remote, yp), marker: await blobAt(git, remote, mp) };
-    const shipped = rc.files.shipped(name);
-    const mc = { shippedHash: shipped?.hash ?? null, shippedText: shipped?.text ?? null, valid: (s: string) => rc.files.valid(name, s) };
-    const out = await files.template(name, (local) => mergeTemplate(b, local, r, mc));
-    if ((out.kind === 'write' && out.how === 'merged') || out.kind === 'conflict') result.ownFiles = true;
-    if (out.kind === 'write') result.written.templates.push(name);
-    mark('templates', name, out.kind === 'conflict');
+  for (const chunk of chunks([...templates].sort())) {
+    const side = await sides(chunk.flatMap((name) => templatePaths(name)));
+    for (const [i, name] of chunk.entries()) {
+      const [y, m] = [side(2 * i), side(2 * i + 1)];
+      const shipped = rc.files.shipped(name);
+      const mc = { shippedHash: shipped?.hash ?? null, shippedText: shipped?.text ?? null, valid: (s: string) => rc.files.valid(name, s) };
+      const out = await files.template(name, (local) => mergeTemplate({ yaml: y.b, marker: m.b }, local, { yaml: y.r, marker: m.r }, mc));
+      if ((out.kind === 'write' && out.how === 'merged') || out.kind === 'conflict') result.ownFiles = true;
+      if (out.kind === 'write') result.written.templates.push(name);
+      mark('templates', name, out.kind === 'conflict');
+      step();
+    }
   }
-  for (const name of [...roles].sort()) {
-    const rp = rolePaths(name);
-    const side = async (c: string | null) => ({ role_md: await blobAt(git, c, rp[0]), kit: await blobAt(git, c, rp[1]), marker: await blobAt(git, c, rp[2]) });
-    const [b, r] = [await side(base), await side(remote)];
-    // a role is small and its kit is JSON: a change on both sides is a conflict, never a line merge
-    const out = await files.role(name, (local) => oneSide(b, local, r) ?? { kind: 'conflict', why: 'lines' });
-    if (out.kind === 'conflict') result.ownFiles = true;
-    if (out.kind === 'write') result.written.roles.push(name);
-    mark('roles', name, out.kind === 'conflict');
+  for (const chunk of chunks([...roles].sort())) {
+    const side = await sides(chunk.flatMap((name) => rolePaths(name)));
+    for (const [i, name] of chunk.entries()) {
+      const [md, kit, marker] = [side(3 * i), side(3 * i + 1), side(3 * i + 2)];
+      const b = { role_md: md.b, kit: kit.b, marker: marker.b };
+      const r = { role_md: md.r, kit: kit.r, marker: marker.r };
+      // a role is small and its kit is JSON: a change on both sides is a conflict, never a line merge
+      const out = await files.role(name, (local) => oneSide(b, local, r) ?? { kind: 'conflict', why: 'lines' });
+      if (out.kind === 'conflict') result.ownFiles = true;
+      if (out.kind === 'write') result.written.roles.push(name);
+      mark('roles', name, out.kind === 'conflict');
+      step();
+    }
   }
+}
+
+function chunks<T>(xs: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
+  return out;
 }
 
 function subject(rc: RoundContext, r: RoundResult, diverged: Diverged): string {

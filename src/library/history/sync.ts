@@ -1,5 +1,6 @@
+import { isAbsolute } from 'node:path';
 import type { LibraryLogger } from '../context.js';
-import type { SyncStatus } from '../../schema/sync.js';
+import type { SyncRound, SyncStatus } from '../../schema/sync.js';
 import type { Library } from '../types.js';
 import { type Git, GitError, gitAt } from './git.js';
 import { loadDiverged, remoteLabel, saveDiverged } from './sync-store.js';
@@ -22,6 +23,8 @@ export interface SyncOptions {
   logger?: LibraryLogger;
   /** clock, for last_sync. Default Date.now */
   now?: () => number;
+  /** how long POST /sync waits for its round before it answers 202 with the round (docs/api.md, Sync). Default 30 s */
+  waitMs?: number;
 }
 
 export type { SyncStatus };
@@ -53,9 +56,14 @@ export class LibrarySync {
   private waiting: Promise<SyncStatus> | null = null;
   private stopped = false;
   private lastSync: number | null = null;
+  /** the round under way, for GET /sync and POST /sync's 202; null between rounds */
+  private running: SyncRound | null = null;
+  private rounds = 0;
   private lastError: string | null = null;
   private diverged: Diverged = { templates: {}, roles: {} };
   private gitDir: string | null = null;
+  /** the remote's HEAD was looked at in this run (remoteHead) */
+  private headChecked = false;
   private unsubscribe: (() => void)[] = [];
   /** cuts a fetch or push in flight when the service stops: the network must not hold a stop past its grace */
   private readonly stopping = new AbortController();
@@ -139,12 +147,15 @@ export class LibrarySync {
     const round = this.run(async () => {
       this.waiting = null;
       if (!this.stopped && this.gitDir) {
+        this.running = { id: `${this.now().toString(36)}-${++this.rounds}`, state: 'running', done: 0, total: 0, started_at: new Date(this.now()).toISOString() };
         try {
           await this.round();
           this.lastSync = this.now();
           this.recovered();
         } catch (e) {
           this.fail('sync', e);
+        } finally {
+          this.running = null;
         }
       }
       return this.status();
@@ -174,7 +185,8 @@ export class LibrarySync {
   private async fetch(branch: string): Promise<string | null> {
     try {
       // the remote comes from outside: after --end-of-options, a value starting with `-` is a repository, never an option
-      await this.git.ok(['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', '--end-of-options', this.options.remote, `+refs/heads/${branch}:${REMOTE_REF}`], { signal: this.stopping.signal });
+      // `--upload-pack` named: a `remote.<this value>.uploadpack` of the repository's config is a program it would run
+      await this.git.ok(['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', '--upload-pack=git-upload-pack', '--end-of-options', this.options.remote, `+refs/heads/${branch}:${REMOTE_REF}`], { signal: this.stopping.signal });
     } catch (e) {
       // an empty remote (nobody pushed yet) has no branch to fetch: nothing to merge
       if (e instanceof GitError && /couldn't find remote ref/i.test(e.stderr)) return null;
@@ -193,24 +205,31 @@ export class LibrarySync {
       if (remote) await this.mergeFrom(remote);
       try {
         await this.push(branch);
-        return;
+        break;
       } catch (e) {
         if (attempt >= 3 || !moved(e)) throw e;
       }
     }
+    await this.remoteHead(branch);
   }
 
   private async mergeFrom(remote: string): Promise<void> {
-    const r = await mergeRemote({ git: this.git, files: this.library.syncFiles!, remoteLabel: this.label }, remote, this.diverged);
+    const progress = (done: number, total: number) => {
+      if (this.running) Object.assign(this.running, { done, total });
+    };
+    const r = await mergeRemote({ git: this.git, files: this.library.syncFiles!, remoteLabel: this.label, progress, stopping: () => this.stopped }, remote, this.diverged);
     // the round's commit is queued behind the writes before it; once it lands, HEAD holds the remote's head
     await this.library.history.settle();
     this.library.syncFiles!.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
     if (r.touched.templates.length || r.touched.roles.length) await this.save();
     // after the merge commit: what a reader announces of them is already in HEAD
     await this.library.syncFiles!.plainWritten(r.written.plain);
-    await this.announce(new Set([...r.written.templates, ...r.touched.templates]), new Set([...r.written.roles, ...r.touched.roles]));
-    if (r.written.templates.length || r.written.roles.length || r.touched.templates.length) {
-      this.logger.info({ remote: this.label, written: r.written, diverged: Object.keys(this.diverged.templates) }, 'synced with the remote');
+    const names = [...new Set([...r.written.templates, ...r.touched.templates].map((n) => `template:${n}`)), ...new Set([...r.written.roles, ...r.touched.roles].map((n) => `role:${n}`))];
+    if (names.length) {
+      // one event for the round, however many names it brought: a page reads its list again, once (docs/api.md, Events)
+      const diverged = Object.keys(this.diverged.templates).length + Object.keys(this.diverged.roles).length;
+      this.library.events.publish('library.synced', { round: this.running?.id ?? '', changed: names.length, diverged, names: names.slice(0, 100) });
+      this.logger.info({ remote: this.label, written: { templates: r.written.templates.length, roles: r.written.roles.length, plain: r.written.plain.length }, diverged }, 'synced with the remote');
     }
   }
 
@@ -238,6 +257,55 @@ export class LibrarySync {
     this.recovered();
   }
 
+  /**
+   * Once a run, after the first round's push (docs/history.md, Sync): a
+   * `git clone` of the remote checks out the branch the remote's HEAD names,
+   * and a plain `git init --bare` names `master` (or the machine's
+   * init.defaultBranch) whatever branch the desks push, so a teammate's clone
+   * would check out nothing. A remote that is a folder here, whose HEAD names
+   * a branch it does not have, gets HEAD set to this desk's branch: that
+   * overrides nobody's choice. Any other HEAD than this desk's branch, and any
+   * remote reached by URL (whose HEAD cannot be set from here), is said once
+   * in the log with the fix. Only ever advice: nothing here fails the round.
+   */
+  private async remoteHead(branch: string): Promise<void> {
+    if (this.headChecked) return;
+    this.headChecked = true;
+    const ours = `refs/heads/${branch}`;
+    const remote = this.options.remote;
+    try {
+      // `--upload-pack` named, as for the fetch
+      const out = await this.git.ok(['ls-remote', '--symref', '--upload-pack=git-upload-pack', '--end-of-options', remote, 'HEAD'], { signal: this.stopping.signal });
+      // `ref: refs/heads/x<TAB>HEAD`; nothing about HEAD when it names a branch the remote does not have
+      const head = /^ref: (\S+)\tHEAD$/m.exec(out)?.[1] ?? null;
+      // a HEAD that is there but not a branch name (a detached one, a server that does not say): nothing to advise
+      if (head === ours || (head === null && /\tHEAD$/m.test(out))) return;
+      if (head === null && isAbsolute(remote)) {
+        const set = await this.git.run([`--git-dir=${remote}`, 'symbolic-ref', 'HEAD', ours]);
+        if (set.code === 0) {
+          this.logger.info({ remote: this.label, branch }, "the remote's HEAD named a branch it does not have; it now names this desk's branch");
+          return;
+        }
+      }
+      this.logger.warn(
+        { remote: this.label, branch, head },
+        `the remote's HEAD is not on the library's branch ${branch}, so a git clone of it checks out ${head === null ? 'nothing' : 'another branch'}: create the remote with \`git init --bare --initial-branch=${branch}\`, or run \`git symbolic-ref HEAD refs/heads/${branch}\` in it`,
+      );
+    } catch {
+      // the remote could not be asked (stopping, or down again): the next run asks
+    }
+  }
+
+  /** How long POST /sync waits for a round (SyncOptions.waitMs), or undefined for the route's default. */
+  get waitMs(): number | undefined {
+    return this.options.waitMs;
+  }
+
+  /** The round under way, or null. */
+  get current(): SyncRound | null {
+    return this.running && { ...this.running };
+  }
+
   async status(): Promise<SyncStatus> {
     const base = {
       remote: this.label,
@@ -246,6 +314,7 @@ export class LibrarySync {
       diverged: Object.keys(this.diverged.templates).sort(),
       diverged_roles: Object.keys(this.diverged.roles).sort(),
     };
+    if (this.running) Object.assign(base, { round: { ...this.running } });
     if (!this.gitDir) return { ...base, ahead: 0, behind: 0 };
     const head = await revOrNull(this.git, 'HEAD');
     const remote = await revOrNull(this.git, REMOTE_REF);
