@@ -4,7 +4,8 @@
  * clean and smudge filters, a textconv, a merge driver, an fsmonitor and
  * hooks runs none of them through a save, a reset, a restore, a start that
  * finds files on disk and resets the index, or a sync round — and what is
- * committed is what is on disk. And a remote head holding a link or a
+ * committed is what is on disk; so does the real server process killed with
+ * SIGKILL right after a save and started again. And a remote head holding a link or a
  * submodule at a path of the service's, or a `..` or `.git` entry, is never
  * carried into HEAD or the work tree.
  */
@@ -17,6 +18,7 @@ import { gitAt } from '../src/library/history/git.js';
 import { LibrarySync } from '../src/library/history/sync.js';
 import type { Library } from '../src/library/types.js';
 import { fixture, tempDir, tpl } from './library-helpers.js';
+import { call, killHard, type ServerProcess, startServer } from './proof-helpers.js';
 
 const HOUR = 3_600_000;
 const ENV = () => ({ PATH: process.env.PATH ?? '', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' });
@@ -89,8 +91,12 @@ const bareAt = (path: string) => execFileSync('git', ['init', '--bare', '-q', '-
 let libraries: Library[] = [];
 let syncs: LibrarySync[] = [];
 let dirs: string[] = [];
+let servers: ServerProcess[] = [];
 
 afterEach(async () => {
+  // killed before their folders go (test/children.ts kills them anyway once the file is over)
+  for (const s of servers) await killHard(s);
+  servers = [];
   for (const s of syncs) await s.stop();
   for (const l of libraries) await l.close().catch(() => {});
   for (const d of dirs) await rm(d, { recursive: true, force: true });
@@ -181,6 +187,61 @@ describe('attributes and config never change what git records', () => {
     await sameAsDisk(f.root);
 
     expect(await readdir(markers!)).toEqual([]);
+  });
+});
+
+/** `git status` by hand on an armed root, with its filter driver emptied (no command: git hashes the bytes), and no fsmonitor, hooks or index write. */
+const statusUnfiltered = (root: string, ...paths: string[]) =>
+  git(
+    root,
+    '--no-optional-locks',
+    ...['filter.evil.clean=', 'filter.evil.smudge=', 'filter.evil.process=', 'filter.evil.required=false', 'core.fsmonitor=false', `core.hooksPath=${join(root, 'no-such-hooks')}`].flatMap((kv) => ['-c', kv]),
+    'status',
+    '--porcelain',
+    '--',
+    ...paths,
+  );
+
+describe('the real server on an armed root', () => {
+  it('a save answered right before a SIGKILL is committed after the restart, and neither run runs a program of the root', async () => {
+    const base = await tempDir();
+    dirs.push(base);
+    const root = join(base, 'root');
+    // armed before the first start: the service takes an existing repository as it is
+    const markers = await armed(root, base);
+    const first = await startServer(root, base);
+    servers.push(first);
+    const got = await call(first.base, 'GET', '/templates/quick-fix');
+    expect(got.status).toBe(200);
+    const shipped = (got.body as { source: string }).source;
+    const text = shipped.replace(/^ {2}purpose: .*$/m, '  purpose: quick fix, saved right before a SIGKILL');
+    expect(text).not.toBe(shipped);
+    const put = await call(first.base, 'PUT', '/templates/quick-fix', { source: text }, { 'if-match': got.etag! });
+    expect(put.status).toBe(200);
+    // at once: the commit lands a moment after the answer (or is still queued, and the journal keeps it)
+    await killHard(first);
+
+    // the killed holder's lock is taken over: this start listens only once it holds it
+    const second = await startServer(root, base);
+    servers.push(second);
+    const saved = () => {
+      try {
+        return look(root, 'log', '--format=%s', 'HEAD', '--', 'templates/quick-fix.yaml').split('\n').some((s) => s.startsWith('save quick-fix'));
+      } catch {
+        return false; // no HEAD yet
+      }
+    };
+    const until = Date.now() + 20_000;
+    while (!saved() && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    expect(saved(), 'the save is in history').toBe(true);
+    expect(gitBytes(root, 'cat-file', 'blob', 'HEAD:templates/quick-fix.yaml').toString()).toBe(text);
+    // a stop runs the service's git too
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    // before any git by hand that could run one
+    expect(await readdir(markers)).toEqual([]);
+    expect(statusUnfiltered(root, 'templates', 'roles', 'proposals', '.gitignore')).toBe('');
   });
 });
 
