@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
+import { LibraryWatcher } from '../src/library/events/watch.js';
 import { openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -325,6 +326,30 @@ describe('sync with a remote', () => {
     heard.length = 0;
     await sync(b);
     expect(heard).toEqual([{ type: 'library.synced', data: expect.objectContaining({ changed: 1, diverged: 1, names: ['template:beta'] }) }]);
+  });
+
+  it("with a live stream's watcher running, a round is still told once: its files are never announced name by name", async () => {
+    const a = await desk();
+    const b = await listeningDesk();
+    await sync(b);
+    let relists = 0;
+    // watching the folders and relisting often, as an open stream's watcher does
+    const watcher = new LibraryWatcher(b.library, b.library.events, { relistMs: 50, settleMs: 10, onLook: (what) => void (what === 'relist' && relists++) });
+    try {
+      watcher.start();
+      await until(() => relists >= 1);
+      const heard: string[] = [];
+      b.library.events.subscribe((e) => heard.push(e.type));
+      for (let i = 0; i < 40; i++) await save(a, `t-${i}`, ALPHA.replace('name: alpha', `name: t-${i}`));
+      await sync(a);
+      await sync(b);
+      // relists after the round's end: each would announce what it found changed
+      const after = relists;
+      await until(() => relists >= after + 3);
+      expect(heard).toEqual(['library.synced']);
+    } finally {
+      watcher.dispose();
+    }
   });
 
   it('POST /sync answers 202 with the round when it outlasts its wait; GET /sync follows it', async () => {

@@ -23,7 +23,7 @@ const MAX_BURST_MS = 1_000;
 /** More names of one kind in a burst (a checkout, an unpacked archive) are looked at by one list instead, which its caches keep cheap. */
 const MAX_NAMES = 32;
 
-type Reads = Pick<Library, 'root' | 'listTemplates' | 'listRoles' | 'getTemplate' | 'getRole'>;
+type Reads = Pick<Library, 'root' | 'listTemplates' | 'listRoles' | 'getTemplate' | 'getRole'> & { syncFiles?: Pick<NonNullable<Library['syncFiles']>, 'onRound'> | undefined };
 
 const TYPE = { template: 'template.changed', role: 'role.changed' } as const;
 const KINDS: readonly Kind[] = ['template', 'role'];
@@ -47,6 +47,11 @@ const KINDS: readonly Kind[] = ['template', 'role'];
  * was announced. A name the bus announced while a look was reading is left
  * to the look after, which its file events bring: what the look read of it
  * may be from before the write.
+ *
+ * A sync round writes its names and tells them by one `library.synced`
+ * event (docs/api.md, Events): while it runs, file events and relists wait,
+ * and once it ends the next relist learns what loads without announcing it,
+ * so a round of thousands of names is never told again name by name.
  *
  * The map outlives stop(): the first relist after the next start() tells
  * what changed while nobody watched, once per name, as it loads then (never
@@ -77,7 +82,10 @@ export class LibraryWatcher {
   private running = false;
   /** bumped by every start and stop, so a look begun before a stop publishes nothing */
   private generation = 0;
+  /** a sync round is writing: its files are told by its own event */
+  private syncing = false;
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeRound: () => void;
 
   constructor(
     private readonly library: Reads,
@@ -92,6 +100,17 @@ export class LibraryWatcher {
       this.heard[kind].add(e.data.name);
       this.remember(kind, e.data);
     });
+    this.unsubscribeRound =
+      library.syncFiles?.onRound((running) => {
+        this.syncing = running;
+        if (running) return;
+        // what the round wrote is learned, not announced: library.synced told it
+        for (const k of KINDS) this.learned[k] = false;
+        if (!this.running) return;
+        // one relist chain: the one waiting gives way to this one
+        if (this.relistTimer) clearTimeout(this.relistTimer);
+        this.relistNow(this.generation);
+      }) ?? (() => {});
   }
 
   /** open folder watches, for tests */
@@ -132,6 +151,7 @@ export class LibraryWatcher {
   dispose(): void {
     this.stop();
     this.unsubscribe();
+    this.unsubscribeRound();
   }
 
   private touched(kind: Kind, name: string): void {
@@ -181,7 +201,8 @@ export class LibraryWatcher {
   }
 
   private async look(gen: number): Promise<void> {
-    if (gen !== this.generation) return;
+    // what gathered during a round is taken by the relist its end asks for
+    if (gen !== this.generation || this.syncing) return;
     const relist = this.relistDue;
     this.relistDue = false;
     const whole = new Set<Kind>(relist ? KINDS : this.whole);

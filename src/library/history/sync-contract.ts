@@ -46,6 +46,12 @@ export interface SyncFiles {
    * proposal index) reads them again; returns an unsubscribe
    */
   onPlainWritten(listener: (paths: string[]) => Promise<void>): () => void;
+  /**
+   * called with true when a round begins writing and false when it ends (its
+   * commit queued, or abandoned); the live stream's watcher leaves the
+   * round's files to its one `library.synced` event; returns an unsubscribe
+   */
+  onRound(listener: (running: boolean) => void): () => void;
   /** tells those listeners, and resolves once each has read what it needs */
   plainWritten(paths: string[]): Promise<void>;
 }

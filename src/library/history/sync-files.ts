@@ -27,6 +27,10 @@ class OddFile extends Error {}
 export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Recorder): SyncFiles & { resolved(kind: 'templates' | 'roles', name: string): void } {
   const listeners = new Set<(kind: 'templates' | 'roles', name: string) => void>();
   const plainListeners = new Set<(paths: string[]) => Promise<void>>();
+  const roundListeners = new Set<(running: boolean) => void>();
+  const told = (running: boolean) => {
+    for (const l of [...roundListeners]) l(running);
+  };
   /** A file as it is on disk; a link, folder or other odd thing stops the sync of its name. */
   const read = (path: string): Blob => {
     const fs = guard.writable();
@@ -58,6 +62,7 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
 
   const round = (): SyncRound => {
     const record = recorder.round();
+    told(true);
     return {
     template(name, decide) {
       const fs = guard.writable();
@@ -116,8 +121,14 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
         return out;
       });
     },
-    finish: (c) => record.finish(c),
-    abandon: (message) => record.abandon(message),
+    finish: (c) => {
+      record.finish(c);
+      told(false);
+    },
+    abandon: (message) => {
+      record.abandon(message);
+      told(false);
+    },
     };
   };
 
@@ -134,6 +145,10 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
     onResolved(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onRound(listener) {
+      roundListeners.add(listener);
+      return () => roundListeners.delete(listener);
     },
     onPlainWritten(listener) {
       plainListeners.add(listener);
