@@ -76,19 +76,30 @@ export async function blobsById(git: Git, ids: readonly (string | null)[]): Prom
   return out;
 }
 
-/** Path → blob id of every file a commit holds under the folders the service owns (null commit: none). */
-async function treeIds(git: Git, commit: string | null): Promise<Map<string, string>> {
-  const ids = new Map<string, string>();
-  if (commit === null) return ids;
-  const out = await git.ok(['ls-tree', '-r', '-z', '--full-tree', commit, '--', TEMPLATES, ROLES, PROPOSALS]);
+/** One entry of a commit's whole tree, as `ls-tree -r -t` lists it. */
+interface TreeEntry {
+  mode: string;
+  type: string;
+  id: string;
+  path: string;
+}
+
+/** Every entry of a commit's tree, folders too (null commit: none): one git process, read once per round. */
+async function treeOf(git: Git, commit: string | null): Promise<TreeEntry[]> {
+  if (commit === null) return [];
+  const out = await git.ok(['ls-tree', '-r', '-t', '-z', '--full-tree', commit]);
+  const entries: TreeEntry[] = [];
   for (const line of out.split('\0')) {
     const tab = line.indexOf('\t');
     if (tab < 0) continue;
-    const [, type, id] = line.slice(0, tab).split(' ');
-    if (type === 'blob') ids.set(line.slice(tab + 1), id!);
+    const [mode, type, id] = line.slice(0, tab).split(' ') as [string, string, string];
+    entries.push({ mode, type, id, path: line.slice(tab + 1) });
   }
-  return ids;
+  return entries;
 }
+
+/** Path → blob id of a tree's files. */
+const blobIds = (tree: readonly TreeEntry[]): Map<string, string> => new Map(tree.flatMap((e) => (e.type === 'blob' ? [[e.path, e.id] as const] : [])));
 
 /** The bytes of `path` in `commit`, or null when the commit does not hold it. */
 export async function blobAt(git: Git, commit: string | null, path: string): Promise<Blob> {
@@ -161,17 +172,12 @@ export class HostileTreeError extends Error {
  * entries; these it lets through. Entries elsewhere (a `README` link, say)
  * are no business of the service: left to git, never written.
  */
-export async function hostilePaths(git: Git, commit: string): Promise<string[]> {
-  const out = await git.ok(['ls-tree', '-r', '-t', '-z', '--full-tree', commit]);
+export function hostilePaths(tree: readonly TreeEntry[]): string[] {
   const bad: string[] = [];
-  for (const line of out.split('\0')) {
-    const tab = line.indexOf('\t');
-    if (tab < 0) continue;
-    const [mode, type] = line.slice(0, tab).split(' ');
-    const p = line.slice(tab + 1);
+  for (const { mode, type, path: p } of tree) {
     const owned = p === '.gitignore' || unitOf(p) !== null;
-    if (owned && !FILE_MODES.has(mode!)) bad.push(p);
-    else if (!owned && type !== 'tree' && !FILE_MODES.has(mode!) && isServiceFolder(p)) bad.push(p);
+    if (owned && !FILE_MODES.has(mode)) bad.push(p);
+    else if (!owned && type !== 'tree' && !FILE_MODES.has(mode) && isServiceFolder(p)) bad.push(p);
   }
   return bad;
 }
@@ -188,7 +194,8 @@ export async function mergeRemote(rc: RoundContext, remote: string, diverged: Di
   const result: RoundResult = { written: { templates: [], roles: [], plain: [] }, touched: { templates: [], roles: [] }, ownFiles: false };
   const head = await revOrNull(rc.git, 'HEAD');
   if (head && (await isAncestor(git, remote, head))) return result;
-  const bad = await hostilePaths(git, remote);
+  const remoteTree = await treeOf(git, remote);
+  const bad = hostilePaths(remoteTree);
   if (bad.length) throw new HostileTreeError(remote, bad);
   const base = head ? await mergeBase(git, head, remote) : null;
   const templates = new Set<string>();
@@ -202,7 +209,7 @@ export async function mergeRemote(rc: RoundContext, remote: string, diverged: Di
   }
   const files = rc.files.round();
   try {
-    await decideEach(rc, files, { base, remote, templates, roles, plain }, diverged, result);
+    await decideEach(rc, files, { base, remote, templates, roles, plain, baseIds: blobIds(await treeOf(git, base)), remoteIds: blobIds(remoteTree) }, diverged, result);
   } catch (e) {
     files.abandon(`sync with ${rc.remoteLabel}: stopped early`);
     throw e;
@@ -219,6 +226,9 @@ interface Changed {
   templates: Set<string>;
   roles: Set<string>;
   plain: Set<string>;
+  /** path → blob id in each commit */
+  baseIds: Map<string, string>;
+  remoteIds: Map<string, string>;
 }
 
 /** Names read from git per batch: bounds what a round holds at once, whatever its size. */
@@ -230,7 +240,7 @@ const CHUNK = 256;
  * chunk at a time, their sides read by one git process per chunk; every
  * write is file I/O, so the service answers between names.
  */
-async function decideEach(rc: RoundContext, files: SyncRound, { base, remote, templates, roles, plain }: Changed, diverged: Diverged, result: RoundResult): Promise<void> {
+async function decideEach(rc: RoundContext, files: SyncRound, { base, remote, templates, roles, plain, baseIds, remoteIds }: Changed, diverged: Diverged, result: RoundResult): Promise<void> {
   const { git } = rc;
   const at: DivergedAt = { base, remote };
   const total = plain.size + templates.size + roles.size;
@@ -247,7 +257,6 @@ async function decideEach(rc: RoundContext, files: SyncRound, { base, remote, te
     else delete diverged[kind][name];
     if (had || conflict) result.touched[kind].push(name);
   };
-  const [baseIds, remoteIds] = [await treeIds(git, base), await treeIds(git, remote)];
   /** base and remote sides of each path, for a chunk of names */
   const sides = async (paths: string[]) => {
     const got = await blobsById(git, paths.flatMap((path) => [baseIds.get(path) ?? null, remoteIds.get(path) ?? null]));
