@@ -5,7 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 
 /** A round while it runs: GET /sync carries it, and POST /sync answers 202 with it when the round outlasts its wait. */
-export const SyncRoundSchema = Type.Object(
+export const RoundProgressSchema = Type.Object(
   {
     id: Type.String(),
     state: Type.Literal('running'),
@@ -15,10 +15,10 @@ export const SyncRoundSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type SyncRound = Static<typeof SyncRoundSchema>;
+export type RoundProgress = Static<typeof RoundProgressSchema>;
 
 /** POST /sync's 202: the round goes on; GET /sync follows it, and `library.synced` says when it is done. */
-export const SyncRunningSchema = Type.Object({ round: SyncRoundSchema }, { additionalProperties: false });
+export const SyncRunningSchema = Type.Object({ round: RoundProgressSchema }, { additionalProperties: false });
 
 export const SyncStatusSchema = Type.Object(
   {
@@ -31,7 +31,7 @@ export const SyncStatusSchema = Type.Object(
     last_error: Type.Union([Type.String(), Type.Null()], { description: 'why the last push or sync failed; null once one succeeds' }),
     diverged: Type.Array(Type.String(), { description: 'templates changed on both sides that could not be merged: the local copy is kept' }),
     diverged_roles: Type.Array(Type.String(), { description: 'the same for roles' }),
-    round: Type.Optional(SyncRoundSchema),
+    round: Type.Optional(RoundProgressSchema),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import type { LibraryLogger } from '../context.js';
-import type { SyncRound, SyncStatus } from '../../schema/sync.js';
+import type { RoundProgress, SyncStatus } from '../../schema/sync.js';
 import type { Library } from '../types.js';
 import { type Git, GitError, gitAt } from './git.js';
 import { loadDiverged, remoteLabel, saveDiverged } from './sync-store.js';
@@ -57,7 +57,7 @@ export class LibrarySync {
   private stopped = false;
   private lastSync: number | null = null;
   /** the round under way, for GET /sync and POST /sync's 202; null between rounds */
-  private running: SyncRound | null = null;
+  private running: RoundProgress | null = null;
   private rounds = 0;
   private lastError: string | null = null;
   private diverged: Diverged = { templates: {}, roles: {} };
@@ -302,7 +302,7 @@ export class LibrarySync {
   }
 
   /** The round under way, or null. */
-  get current(): SyncRound | null {
+  get current(): RoundProgress | null {
     return this.running && { ...this.running };
   }
 
