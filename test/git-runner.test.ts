@@ -52,6 +52,9 @@ async function trapped(root: string, base: string): Promise<string> {
     // and git's default place, should the setting be dropped rather than overridden
     await script(join(root, '.git', 'hooks', h), join(markers, `default-${h}`));
   }
+  // and a folder inside the git dir, where whoever writes the config could also write: the runner must not use one
+  await mkdir(join(root, '.git', 'desk-no-hooks'));
+  for (const h of HOOKS) await script(join(root, '.git', 'desk-no-hooks', h), join(markers, `inside-${h}`));
   await script(join(base, 'fsmonitor'), join(markers, 'fsmonitor'));
   git(root, 'config', 'core.hooksPath', hooks);
   git(root, 'config', 'core.fsmonitor', join(base, 'fsmonitor'));

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
 
@@ -81,16 +80,13 @@ export const GIT_PASS_THROUGH = [
 ] as const;
 
 /**
- * Where `core.hooksPath` points: an empty folder in the root's git dir,
- * made by the runner. A folder, as git documents the setting, rather than
- * `/dev/null`, which works only because git fails to look inside a file; and
- * in the git dir rather than a temp folder, because only this service writes
- * there (under the root lock), where a temp folder's name could be taken by
- * another user of the machine once a cleaner removed it. Read and search only:
- * nothing is meant to be put in it. Missing (before `git init`, or removed by
- * hand) it is as empty.
+ * Where `core.hooksPath` points: `/dev/null`, a file, so git finds no hook
+ * in it (looking inside a file fails) and nobody can put one there. A folder
+ * in the root's git dir was tried: whoever can write the repository's
+ * config, which is who these settings guard against, can write hooks into
+ * that folder too.
  */
-const NO_HOOKS = 'desk-no-hooks';
+const NO_HOOKS = '/dev/null';
 
 export interface GitResult {
   /** git's exit code; null when it did not exit on its own (see `cut`) */
@@ -234,25 +230,12 @@ export function gitAt(root: string, o: GitAtOptions = {}): Git {
   const bin = o.bin ?? 'git';
   const baseEnv = o.env ?? process.env;
   const gitDir = join(root, '.git');
-  const hooks = join(gitDir, NO_HOOKS);
-  let hooksMade = false;
-  const makeHooks = () => {
-    if (hooksMade) return;
-    try {
-      // not recursive: before `git init` there is no git dir to make it in, and none is made here
-      mkdirSync(hooks, { mode: 0o555 });
-      hooksMade = true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') hooksMade = true;
-    }
-  };
   const run = (args: readonly string[], options: GitOptions = {}): Promise<GitResult> =>
     new Promise((resolve, reject) => {
-      makeHooks();
       const timeout = options.timeoutMs ?? o.timeoutMs ?? 0;
       const child = execFile(
         bin,
-        [...config(hooks), ...args],
+        [...config(NO_HOOKS), ...args],
         {
           cwd: root,
           env: gitEnv(root, baseEnv, options.env),
