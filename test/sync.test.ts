@@ -55,6 +55,9 @@ async function listeningDesk(): Promise<Desk & { library: Library }> {
   return d;
 }
 
+/** git in a desk's root */
+const git = (d: Desk, ...args: string[]): string => execFileSync('git', ['-C', d.fx.root!, ...args], { encoding: 'utf8' }).trim();
+
 const sync = async (d: Desk): Promise<SyncStatus> => {
   const r = await d.app.inject({ method: 'POST', url: `${API}/sync` });
   expect(r.statusCode).toBe(200);
@@ -228,6 +231,9 @@ describe('sync with a remote', () => {
     expect((await get(b, 'beta')).state).toBe('edited');
     const again = await b.app.inject({ method: 'POST', url: `${API}/sync/templates/beta/keep` });
     expect(again.json().code).toBe('state_conflict');
+    // the decision is an ordinary commit of B's copy, published by B's next push
+    await sync(b);
+    expect(git(b, 'log', '-3', '--format=%s').split('\n')).toContain(`keep mine: beta (diverged with ${bare})`);
     await sync(a);
     expect((await get(a, 'beta')).source).toContain('purpose: B');
   });
@@ -318,14 +324,16 @@ describe('sync with a remote', () => {
     await sync(a);
     await sync(b);
     // one event for the round, none per name
-    expect(heard).toEqual([{ type: 'library.synced', data: { round: expect.any(String), changed: 2, diverged: 0, names: ['template:alpha', 'template:mine'] } }]);
+    expect(heard).toEqual([{ type: 'library.synced', data: { round: expect.any(String), changed: 2, diverged: 0, names: ['template:alpha', 'template:mine'], diverged_detail: [] } }]);
     heard.length = 0;
     await save(a, 'beta', BETA.replace('purpose: alpha with a review', 'purpose: A'));
     await sync(a);
     await save(b, 'beta', BETA.replace('purpose: alpha with a review', 'purpose: B'));
     heard.length = 0;
     await sync(b);
-    expect(heard).toEqual([{ type: 'library.synced', data: expect.objectContaining({ changed: 1, diverged: 1, names: ['template:beta'] }) }]);
+    expect(heard).toEqual([
+      { type: 'library.synced', data: expect.objectContaining({ changed: 1, diverged: 1, names: ['template:beta'], diverged_detail: [{ name: 'beta', kind: 'template', reason: 'conflict', problems: [] }] }) },
+    ]);
   });
 
   it("with a live stream's watcher running, a round is still told once: its files are never announced name by name", async () => {
@@ -469,7 +477,7 @@ describe('sync with a remote', () => {
     // the status says there is none (the page reads it on every load); a sync is refused
     const r = await app.inject({ method: 'GET', url: `${API}/sync` });
     expect(r.statusCode).toBe(200);
-    expect(r.json()).toEqual({ remote: null, ahead: 0, behind: 0, last_sync: null, last_error: null, diverged: [], diverged_roles: [] });
+    expect(r.json()).toEqual({ remote: null, ahead: 0, behind: 0, last_sync: null, last_error: null, diverged: [], diverged_roles: [], diverged_detail: [], ignored: [] });
     const post = await app.inject({ method: 'POST', url: `${API}/sync`, payload: {} });
     expect(post.statusCode).toBe(409);
     expect(post.json().code).toBe('no_remote');

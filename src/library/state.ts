@@ -27,7 +27,9 @@ export function syncState<S extends { state: EntryState; edited_outside: boolean
  * its marker says.
  */
 export function decideState(shippedHash: string, copyHash: string, marker: Marker | null): { state: EntryState; edited_outside: boolean } {
-  const edited_outside = marker?.copy !== undefined && marker.copy !== copyHash;
+  // no marker at all: the service writes one with every copy of a shipped name, so this copy was made without it
+  // (by hand, or pushed by a teammate with plain git) — unless it is the shipped bytes, which need no saying
+  const edited_outside = marker ? marker.copy !== undefined && marker.copy !== copyHash : copyHash !== shippedHash;
   if (copyHash === shippedHash) return { state: 'same_as_shipped', edited_outside };
   // no marker: saved before markers or written by hand — never shipped_changed_since
   if (!marker || marker.shipped === shippedHash) return { state: 'edited', edited_outside };

@@ -93,7 +93,8 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
 
   /** Step 4 for a template: found-on-disk committed, a left intent finished, what loads now. */
   async function standingTemplate(fs: FsContext, name: string): Promise<TemplateFacts | null> {
-    recorder.found(`template:${name}`);
+    // a diverged name's copy differs from HEAD (which holds the remote's version) until this write decides it
+    if (!ctx.diverged.templates.has(name)) recorder.found(`template:${name}`);
     await recoverTemplate(fs, name);
     return facts(name);
   }
@@ -121,7 +122,7 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
 
   /** Step 4 for a role. */
   async function standingRole(fs: FsContext, name: string): Promise<RoleEntry | null> {
-    recorder.found(`role:${name}`);
+    if (!ctx.diverged.roles.has(name)) recorder.found(`role:${name}`);
     await recoverRole(fs, name);
     return roleEntry(ctx, name);
   }

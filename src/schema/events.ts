@@ -4,6 +4,7 @@
  * Node-free, so the page can import the types.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { DivergedDetailSchema } from './sync.js';
 import { EntryStateSchema } from './state.js';
 
 /** After a write through the service, or a change found on disk. `state` and `etag` are null once nothing of that name loads. */
@@ -45,6 +46,7 @@ export const LibrarySyncedSchema = Type.Object(
       maxItems: 100,
       description: 'the first 100 of those, as `template:<name>` or `role:<name>`',
     }),
+    diverged_detail: Type.Array(DivergedDetailSchema, { maxItems: 100, description: 'the names this round left diverged (the first 100), and why' }),
   },
   { additionalProperties: false },
 );

@@ -7,10 +7,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
+import type { ProblemCode } from '../../template/problems.js';
 import type { LibrarySync } from '../../library/history/sync.js';
 import { ifMatchPasses } from '../../library/disk/markers.js';
 import type { Library } from '../../library/types.js';
-import { DivergedTemplateSchema, SyncRunningSchema, SyncStatusSchema } from '../../schema/sync.js';
+import { DivergedRoleSchema, DivergedTemplateSchema, SyncRunningSchema, SyncStatusSchema } from '../../schema/sync.js';
 import { RebaseAnswerSchema } from '../../schema/templates.js';
 import { ifMatch } from '../answers.js';
 import { notFound } from '../errors.js';
@@ -31,7 +32,7 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
 
   // Without a remote the status says so (remote: null) rather than refusing: the page asks on
   // every load to decide whether to show its indicator, and a 409 there is no client mistake.
-  const none = { remote: null, ahead: 0, behind: 0, last_sync: null, last_error: null, diverged: [], diverged_roles: [] };
+  const none = { remote: null, ahead: 0, behind: 0, last_sync: null, last_error: null, diverged: [], diverged_roles: [], diverged_detail: [], ignored: [] };
   app.get('/sync', { schema: { summary: 'Where the library stands against its remote', tags: ['sync'], response: status } }, async () =>
     sync ? sync.status() : none,
   );
@@ -83,7 +84,8 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
     },
     async (req) => {
       const { d } = await diverged(req.params.name);
-      return { name: req.params.name, ...d };
+      const { form: _form, ...rest } = d;
+      return { name: req.params.name, ...rest };
     },
   );
 
@@ -105,22 +107,80 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
     },
   );
 
+  /** Keep mine or take theirs, for a template: If-Match against what loads here; answers the sync status. */
+  const decideTemplate = async (name: string, header: string | string[] | undefined, who: string, theirs: boolean) => {
+    const { s, entry, d } = await diverged(name);
+    if (!ifMatchPasses(ifMatch(header), entry.etag)) throw new DeskError('precondition_failed', `${name} changed since it was read`);
+    // a version that does not validate here, or that is over the cap, is not taken: rebase it, or keep this desk's copy
+    if (theirs && d.reason === 'invalid') throw new DeskError('invalid_template', `the remote's version of ${name} is not valid here; rebase it or keep this desk's copy`, { problems: d.problems.map((x) => ({ code: x.code as ProblemCode, severity: 'error' as const, message: x.message, path: '' })) });
+    if (theirs && d.reason === 'too_large') throw new DeskError('state_conflict', `the remote's version of ${name} is over the size cap; keep this desk's copy, or shrink it on the remote`);
+    await (theirs ? s.take('templates', name, who) : s.keep('templates', name, who));
+    return s.status();
+  };
+
+  /** The same for a role. */
+  const decideRole = async (name: string, header: string | string[] | undefined, who: string, theirs: boolean) => {
+    const s = need();
+    const role = await library.getRole(name);
+    const d = await s.divergedRole(name);
+    if (!d) {
+      if (!role) throw notFound('role', name);
+      throw new DeskError('state_conflict', `role '${name}' is ${role.state}, not diverged`);
+    }
+    if (!ifMatchPasses(ifMatch(header), role?.etag ?? null)) throw new DeskError('precondition_failed', `role ${name} changed since it was read`);
+    if (theirs && (d.reason === 'invalid' || d.reason === 'too_large')) throw new DeskError('state_conflict', `the remote's version of role ${name} is ${d.reason === 'invalid' ? 'not valid' : 'over the size cap'} here; keep this desk's copy`);
+    await (theirs ? s.take('roles', name, who) : s.keep('roles', name, who));
+    return s.status();
+  };
+
   app.post(
     '/sync/templates/:name/keep',
     {
       schema: {
-        summary: "Keep this desk's copy of a diverged template as it is; answers the sync status",
+        summary: "Keep this desk's copy of a diverged template: it is published as an ordinary change; answers the sync status",
         tags: ['sync'],
         params: TemplateParams,
         headers: IfMatchHeaders,
         response: status,
       },
     },
+    async (req) => decideTemplate(req.params.name, req.headers['if-match'], req.ip, false),
+  );
+
+  app.post(
+    '/sync/templates/:name/take',
+    {
+      schema: {
+        summary: "Take the remote's version of a diverged template in place of this desk's copy; answers the sync status",
+        tags: ['sync'],
+        params: TemplateParams,
+        headers: IfMatchHeaders,
+        response: status,
+      },
+    },
+    async (req) => decideTemplate(req.params.name, req.headers['if-match'], req.ip, true),
+  );
+
+  app.get(
+    '/sync/roles/:name',
+    {
+      schema: {
+        summary: "A diverged role's other versions: the remote's and the merge base",
+        tags: ['sync'],
+        params: RoleParams,
+        response: { 200: DivergedRoleSchema, ...errorResponses },
+      },
+    },
     async (req) => {
-      const { s, entry } = await diverged(req.params.name);
-      if (!ifMatchPasses(ifMatch(req.headers['if-match']), entry.etag)) throw new DeskError('precondition_failed', `${req.params.name} changed since it was read`);
-      await s.keep('templates', req.params.name);
-      return s.status();
+      const s = need();
+      const d = await s.divergedRole(req.params.name);
+      if (!d) {
+        const role = await library.getRole(req.params.name);
+        if (!role) throw notFound('role', req.params.name);
+        throw new DeskError('state_conflict', `role '${req.params.name}' is ${role.state}, not diverged`);
+      }
+      const { form: _form, ...rest } = d;
+      return { name: req.params.name, ...rest };
     },
   );
 
@@ -128,20 +188,27 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
     '/sync/roles/:name/keep',
     {
       schema: {
-        summary: "Keep this desk's copy of a diverged role as it is; answers the sync status",
+        summary: "Keep this desk's copy of a diverged role: it is published as an ordinary change; answers the sync status",
         tags: ['sync'],
         params: RoleParams,
         headers: IfMatchHeaders,
         response: status,
       },
     },
-    async (req) => {
-      const s = need();
-      const role = await library.getRole(req.params.name);
-      if (!role) throw notFound('role', req.params.name);
-      if (!ifMatchPasses(ifMatch(req.headers['if-match']), role.etag)) throw new DeskError('precondition_failed', `${req.params.name} changed since it was read`);
-      if (!(await s.keep('roles', req.params.name))) throw new DeskError('state_conflict', `role '${req.params.name}' is ${role.state}, not diverged`);
-      return s.status();
+    async (req) => decideRole(req.params.name, req.headers['if-match'], req.ip, false),
+  );
+
+  app.post(
+    '/sync/roles/:name/take',
+    {
+      schema: {
+        summary: "Take the remote's version of a diverged role in place of this desk's copy; answers the sync status",
+        tags: ['sync'],
+        params: RoleParams,
+        headers: IfMatchHeaders,
+        response: status,
+      },
     },
+    async (req) => decideRole(req.params.name, req.headers['if-match'], req.ip, true),
   );
 };

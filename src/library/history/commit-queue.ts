@@ -2,10 +2,11 @@ import { mkdir, readFile } from 'node:fs/promises';
 import type { LibraryLogger } from '../context.js';
 import type { Git } from './git.js';
 import type { Journal, JournalEntry } from './journal.js';
-import { indexToHead } from './repo.js';
+import { hideForeign, indexToHead, ownedPath } from './repo.js';
 import { blobId, type ObjectFormat, type Snapshot } from './snapshot.js';
 import type { RecentVersion } from './types.js';
 import { TRACKED_TOP } from '../layout.js';
+import type { TreeRef } from './sync-round.js';
 
 /**
  * One commit per job, in the order the jobs were queued (docs/history.md).
@@ -49,7 +50,7 @@ export interface Job {
    * commit even when it changes no file: it records that the remote's
    * history is merged.
    */
-  merge?: { remote: string; head: string | null; fastForward: boolean };
+  merge?: { remote: string; head: string | null; fastForward: boolean; refs?: ReadonlyMap<string, TreeRef> };
 }
 
 const RETRY_FIRST_MS = 500;
@@ -176,7 +177,9 @@ export class CommitQueue {
     await git.ok(['update-ref', '-m', 'desk sync', 'HEAD', m.remote, this.head ?? '0'.repeat(format === 'sha1' ? 40 : 64)], { background: true });
     this.stale = true;
     // the index follows HEAD, so a plain `git status` in the root shows no phantom changes; by ids, reading no file (repo.ts)
-    await indexToHead(git).catch((e: Error) => this.o.logger.warn({ err: e.message }, 'history: the index was not updated; git status may show the merged files as changed until the next start'));
+    await indexToHead(git)
+      .then(() => hideForeign(git))
+      .catch((e: Error) => this.o.logger.warn({ err: e.message }, 'history: the index was not updated; git status may show the merged files as changed until the next start'));
     await this.refresh();
   }
 
@@ -212,6 +215,7 @@ export class CommitQueue {
     // reset: the batch's chain starts where `from` says (or as a root), never from the private ref's last value
     const parts: (string | Buffer)[] = ['reset refs/desk/queue\n\n'];
     const made: { mark: number; job: Job; message: string; paths: string[] }[] = [];
+    /** path → its index entry (`mode id`), or null when removed */
     const touched = new Map<string, string | null>();
     for (const job of batch) {
       const message = job.message;
@@ -234,8 +238,20 @@ export class CommitQueue {
           parts.push(`M 100644 inline ${p}\n`, ...data(b));
           const id = blobId(b, format);
           state.set(p, id);
-          touched.set(p, id);
+          touched.set(p, `100644 ${id}`);
         }
+      }
+      // entries a round takes by id: a diverged name's remote files, a teammate's paths the service does not own
+      for (const [p, ref] of job.merge?.refs ?? []) {
+        if (job.snapshot.has(p)) continue;
+        if (ref === null) {
+          parts.push(`D ${p}\n`);
+          state.delete(p);
+        } else {
+          parts.push(`M ${ref.mode} ${ref.id} ${p}\n`);
+          state.set(p, ref.id);
+        }
+        touched.set(p, ref && `${ref.mode} ${ref.id}`);
       }
       parts.push('\n');
       made.push({ mark, job, message, paths: changed.map(([p]) => p).sort() });
@@ -259,10 +275,11 @@ export class CommitQueue {
     await git.ok(['update-ref', '-m', made.length === 1 ? made[0]!.message : `${made.length} commits`, 'HEAD', last, this.head ?? zero], { background: true });
     this.head = last;
     this.committed = state;
-    const info = [...touched].map(([p, id]) => (id === null ? `0 ${zero}\t${p}` : `100644 ${id}\t${p}`));
+    const info = [...touched].map(([p, entry]) => (entry === null ? `0 ${zero}\t${p}` : `${entry}\t${p}`));
     // the index follows HEAD for these paths; should this fail, the commits stand and the next start resets it
-    const ix = await git.run(['update-index', '--add', '--remove', '--index-info'], { background: true, input: `${info.join('\n')}\n` });
+    const ix = await git.run(['update-index', '-z', '--add', '--remove', '--index-info'], { background: true, input: `${info.join('\0')}\0` });
     if (ix.code !== 0) this.o.logger.warn({ err: ix.stderr.trim() }, 'history: the index was not updated; git status may show the last commits as staged until the next start');
+    else await hideForeign(git, [...touched].flatMap(([p, e]) => (e !== null && !ownedPath(p) ? [p] : []))).catch(() => {});
     for (const { mark, job, message, paths } of made) {
       const v: RecentVersion = { commit: ids.get(mark)!, at: new Date(Math.floor(job.at / 1000) * 1000).toISOString(), author, who: job.who, message, paths };
       for (const l of this.listeners) {

@@ -10,7 +10,8 @@ import { GitMissingError, gitAt } from './git.js';
 import { fromEntry, Journal, toEntry } from './journal.js';
 import * as read from './read.js';
 import type { Recorder, RoundRecord } from './recorder.js';
-import { ensureIgnore, gitDirKind, indexToHead, initRepo, recoverLocks, reportLocks } from './repo.js';
+import { ensureIgnore, gitDirKind, hideForeign, indexToHead, initRepo, ownedPath, recoverLocks, reportLocks } from './repo.js';
+import { syncOwned } from './sync-owned.js';
 import { blobId, keyOf, type NameKey, type ObjectFormat, readAll, readName, readPaths, type Snapshot } from './snapshot.js';
 import type { History } from './types.js';
 import { TRACKED_TOP } from '../layout.js';
@@ -101,17 +102,22 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   for (const { name, entry } of left) queue.enqueue({ snapshot: fromEntry(entry), message: entry.message, who: entry.who, at: entry.at, journal: name });
   await queue.settle();
 
-  // 2. the disk against HEAD: what no commit holds
+  // 2. the disk against HEAD: what no commit holds. Only paths the service owns: a teammate's other files are in HEAD and,
+  // on purpose, not on disk. Nor the names a sync left diverged (their copy on disk differs from HEAD until a person
+  // decides) or a round a crash cut short will write (sync.ts rolls it forward): neither is a change made here.
   const expected = new Map<string, string | null>(await queue.tree());
+  const leave = await syncOwned(git);
   const disk = readAll(fs);
   const changed: Snapshot = new Map();
-  for (const [p, b] of disk) if (expected.get(p) !== blobId(b!, format)) changed.set(p, b);
+  for (const [p, b] of disk) if (!leave(p) && expected.get(p) !== blobId(b!, format)) changed.set(p, b);
   for (const p of expected.keys()) {
-    if (p === '.gitignore' || disk.has(p)) continue;
+    if (p === '.gitignore' || disk.has(p) || !ownedPath(p) || leave(p)) continue;
     // absent from the scan: really gone, or odd (a link, a FIFO) and left as committed
     const again = readPaths(fs, [p]);
     if (again.get(p) === null) changed.set(p, null);
   }
+  // entries of a teammate's files a fast-forward put in the index: flagged so git status does not list them as deleted
+  await hideForeign(git).catch((e: Error) => logger.warn({ err: e.message }, 'history: the index was not updated; git status may list files of the remote as deleted'));
   const ignore = readPaths(fs, ['.gitignore']).get('.gitignore');
   if (ignore && expected.get('.gitignore') !== blobId(ignore, format)) changed.set('.gitignore', ignore);
   const now = Date.now();
@@ -185,8 +191,11 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
       return {
         step: (key) => add(readName(fs, key)),
         stepPath: (path) => add(readPaths(fs, [path])),
-        finish: ({ message, remote, head, fastForward }) => end({ snapshot: r.snapshot, message, who: null, at: Date.now(), journal: null, merge: { remote, head, fastForward } }),
-        abandon: (message) => end(r.snapshot.size ? { snapshot: r.snapshot, message, who: null, at: Date.now(), journal: null } : null),
+        finish: ({ message, remote, head, fastForward, refs }) => {
+          for (const [p, ref] of refs) if (!r.snapshot.has(p)) expected.set(p, ref?.id ?? null);
+          end({ snapshot: r.snapshot, message, who: null, at: Date.now(), journal: null, merge: { remote, head, fastForward, refs } });
+        },
+        abandon: () => end(null),
       };
     },
   };

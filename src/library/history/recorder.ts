@@ -1,4 +1,5 @@
 import type { NameKey } from './snapshot.js';
+import type { TreeRef } from './sync-round.js';
 
 /**
  * What a write tells history (docs/history.md, "One write"). Every call is
@@ -35,9 +36,13 @@ export interface RoundRecord {
    * commit the round merged from, when the commit's turn comes; otherwise a
    * merge commit is made after all.
    */
-  finish(c: { message: string; remote: string; head: string | null; fastForward: boolean }): void;
-  /** The round stopped before its merge: what it wrote is committed as a plain commit, so history still holds every byte on disk. */
-  abandon(message: string): void;
+  finish(c: { message: string; remote: string; head: string | null; fastForward: boolean; refs: ReadonlyMap<string, TreeRef> }): void;
+  /**
+   * The round stopped before its merge: nothing is committed, and the writes
+   * queued behind it go on. Its journal (sync-store.ts) rolls it forward, and
+   * until then the start's look for changes on disk leaves its paths alone.
+   */
+  abandon(): void;
 }
 
 /** History off: nothing is recorded. */

@@ -1,5 +1,6 @@
 import { lstat, readdir, readFile, unlink, writeFile, rename } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { unitOf } from '../layout.js';
 import type { LibraryLogger } from '../context.js';
 import type { Git } from './git.js';
 
@@ -119,4 +120,31 @@ export async function indexToHead(git: Git, paths: readonly string[] = []): Prom
   for (const [p, entry] of head) if (have.get(p) !== entry) info.push(`${entry}\t${p}`);
   if (!info.length) return;
   await git.ok(['update-index', '-z', '--index-info'], { input: `${info.join('\0')}\0` });
+}
+
+/** A path the service reads or writes; every other path of HEAD is a teammate's, kept as the remote has it and never on disk. */
+export const ownedPath = (p: string): boolean => p === '.gitignore' || unitOf(p) !== null;
+
+/**
+ * Marks the index entries of paths the service does not own (a teammate's
+ * README, `templates/drafts/…`) skip-worktree, so `git status` in the root
+ * does not list them as deleted: they are in HEAD, and on purpose never
+ * written to disk (docs/history.md, "Sharing a library"). With no `paths`,
+ * every such entry of the index that is not on disk. Only flags are set:
+ * no file is read or written.
+ */
+export async function hideForeign(git: Git, paths?: readonly string[]): Promise<void> {
+  let todo = paths;
+  if (!todo) {
+    const listed = (await git.ok(['ls-files', '-v', '-z'])).split('\0').filter(Boolean);
+    const root = dirname(git.gitDir);
+    const out: string[] = [];
+    for (const line of listed) {
+      const p = line.slice(2);
+      if (line[0] === 'H' && !ownedPath(p) && !(await lstat(join(root, p)).catch(() => null))) out.push(p);
+    }
+    todo = out;
+  }
+  if (!todo.length) return;
+  await git.ok(['update-index', '-z', '--skip-worktree', '--stdin'], { input: `${todo.join('\0')}\0` });
 }

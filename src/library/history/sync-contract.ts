@@ -1,5 +1,6 @@
 import type { RoundRecord } from './recorder.js';
 import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
+import type { TreeRef } from './sync-round.js';
 
 /**
  * What a sync round asks of the library (history/sync-files.ts implements
@@ -16,17 +17,28 @@ export interface RoleSide {
 
 export type PlainDecision = (local: Blob) => Outcome<{ file: Blob }>;
 
+export interface StepOptions {
+  /** commit a change made on disk without the service first (`found on disk`), so this desk's copy is in history before it is decided */
+  found: boolean;
+}
+
 /** One round's per-name steps, and its one commit. */
 export interface SyncRound {
   /** reads the template's files, decides, writes the outcome; answers the outcome (`keep` too when its files are odd) */
-  template(name: string, decide: (local: TemplateSide) => Outcome<TemplateSide>): Promise<Outcome<TemplateSide>>;
-  role(name: string, decide: (local: RoleSide) => Outcome<RoleSide>): Promise<Outcome<RoleSide>>;
+  template(name: string, decide: (local: TemplateSide) => Outcome<TemplateSide>, o: StepOptions): Promise<Outcome<TemplateSide>>;
+  role(name: string, decide: (local: RoleSide) => Outcome<RoleSide>, o: StepOptions): Promise<Outcome<RoleSide>>;
   /** a kept base or a proposal file, decided alone */
   plain(path: string, decide: PlainDecision): Promise<Outcome<{ file: Blob }>>;
-  /** queues the round's commit (RoundRecord.finish) */
-  finish: RoundRecord['finish'];
-  /** the round stopped early: what it wrote is committed without the remote as parent */
-  abandon: RoundRecord['abandon'];
+  /** queues the round's commit (RoundRecord.finish), with the entries it takes by id */
+  finish(c: { message: string; remote: string; head: string | null; fastForward: boolean; refs: ReadonlyMap<string, TreeRef> }): void;
+  /** the round stopped early: nothing is committed; its journal rolls it forward at the next round or start */
+  abandon(): void;
+}
+
+/** A validator problem as a diverged name keeps it. */
+export interface SyncProblem {
+  code: string;
+  message: string;
 }
 
 export interface SyncFiles {
@@ -36,6 +48,10 @@ export interface SyncFiles {
   shipped(name: string): { hash: string; text: string } | null;
   /** the one validator against today's catalogue */
   valid(name: string, source: string): boolean;
+  /** its errors, for a version that is not taken */
+  problems(name: string, source: string): SyncProblem[];
+  /** a role's files checked as a role save checks them; none when they would be taken */
+  roleProblems(roleMd: Buffer, kit: Blob): SyncProblem[];
   /** replaces the diverged names the readers answer (state.ts) */
   setDiverged(names: { templates: Iterable<string>; roles: Iterable<string> }): void;
   /** called when a write through the service settles a diverged name (writes.ts); returns an unsubscribe */
@@ -52,6 +68,13 @@ export interface SyncFiles {
    * round's files to its one `library.synced` event; returns an unsubscribe
    */
   onRound(listener: (running: boolean) => void): () => void;
+  /**
+   * A person's decision on a diverged name (keep mine, take theirs), in the
+   * name's slot: `files` written first when given (taking the remote's
+   * version), then the name's files as they are committed as an ordinary
+   * change with `message` — which the next push publishes
+   */
+  decided(kind: 'templates' | 'roles', name: string, files: TemplateSide | RoleSide | null, message: string, who: string | null): Promise<void>;
   /** tells those listeners, and resolves once each has read what it needs */
   plainWritten(paths: string[]): Promise<void>;
 }

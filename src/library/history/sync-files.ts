@@ -7,10 +7,11 @@ import { pointLook } from '../look.js';
 import { parseMarker, sha256Hex } from '../disk/markers.js';
 import { recoverRole, recoverTemplate } from '../disk/recovery.js';
 import { writeRoleReset, writeRoleSave } from '../roles/files.js';
+import { validateKitText, validateRoleMd } from '../roles/validate.js';
 import { writeTemplateDelete, writeTemplateReset, writeTemplateSave } from '../templates/files.js';
 import type { Recorder } from './recorder.js';
-import type { SyncFiles, SyncRound } from './sync-contract.js';
-import type { Blob, Outcome } from './sync-merge.js';
+import type { RoleSide, SyncFiles, SyncRound } from './sync-contract.js';
+import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
 
 /**
  * The library's side of a sync (docs/history.md, Sync): this desk's files of
@@ -60,52 +61,76 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
     }
   }
 
+  /** A version of a template's files taken from the remote, through the same atomic writes and intents as a save. */
+  async function writeTemplate(name: string, { yaml, marker }: TemplateSide): Promise<void> {
+    const fs = guard.writable();
+    const [yamlPath, markerPath] = templatePaths(name);
+    const shipped = ctx.shipped.templates.get(name) ?? null;
+    const m = marker && parseMarker(marker.toString('utf8'));
+    if (yaml === null) {
+      // the remote removed its copy: a shipped name loads its shipped bytes again
+      await (shipped ? writeTemplateReset(fs, name) : writeTemplateDelete(fs, name));
+    } else if (shipped && m?.copy !== undefined && m.copy === sha256Hex(yaml)) {
+      // file and marker under one intent, as a save writes them
+      await writeTemplateSave(fs, name, yaml.toString('utf8'), shipped, { shipped: m.shipped, copy: m.copy });
+    } else {
+      // a copy changed outside the service on the other desk, or no marker: two atomic writes,
+      // the copy first, so a crash between them reads edited_outside, never a wrong copy
+      await put(yamlPath, yaml);
+      await put(markerPath, marker);
+    }
+    ctx.entries.forget(name);
+  }
+
+  async function writeRole(name: string, f: RoleSide): Promise<void> {
+    const fs = guard.writable();
+    if (f.role_md === null) await writeRoleReset(fs, name);
+    else await writeRoleSave(fs, name, { op: 'save', role_md: f.role_md.toString('utf8'), kit: f.kit?.toString('utf8') ?? null, marker: f.marker?.toString('utf8') ?? null });
+  }
+
+  /** A person's decision on a diverged name, in its slot: its files as they end up are committed as an ordinary change. */
+  async function decided(kind: 'templates' | 'roles', name: string, files: TemplateSide | RoleSide | null, message: string, who: string | null): Promise<void> {
+    const key = kind === 'templates' ? (`template:${name}` as const) : (`role:${name}` as const);
+    await guard.queue.run(key, async () => {
+      const fs = guard.writable();
+      if (kind === 'templates') await recoverTemplate(fs, name);
+      else await recoverRole(fs, name);
+      if (files) await (kind === 'templates' ? writeTemplate(name, files as TemplateSide) : writeRole(name, files as RoleSide));
+      recorder.record(key, message, who);
+    });
+  }
+
   const round = (): SyncRound => {
     const record = recorder.round();
     told(true);
     return {
-    template(name, decide) {
+    template(name, decide, o) {
       const fs = guard.writable();
       // a name code registers read-only is never written, whatever the remote holds under it
       if (ctx.readOnly.has(name)) return Promise.resolve({ kind: 'keep' });
       return guard.queue.run(`template:${name}`, () =>
         guarded(async () => {
+          if (o.found) recorder.found(`template:${name}`);
           await recoverTemplate(fs, name);
           const [yamlPath, markerPath] = templatePaths(name);
           const out = decide({ yaml: read(yamlPath), marker: read(markerPath) });
           if (out.kind !== 'write') return out;
-          const { yaml, marker } = out.files;
-          const shipped = ctx.shipped.templates.get(name) ?? null;
-          const m = marker && parseMarker(marker.toString('utf8'));
-          if (yaml === null) {
-            // the remote removed its copy: a shipped name loads its shipped bytes again
-            await (shipped ? writeTemplateReset(fs, name) : writeTemplateDelete(fs, name));
-          } else if (shipped && m?.copy !== undefined && m.copy === sha256Hex(yaml)) {
-            // file and marker under one intent, as a save writes them
-            await writeTemplateSave(fs, name, yaml.toString('utf8'), shipped, { shipped: m.shipped, copy: m.copy });
-          } else {
-            // a copy changed outside the service on the other desk, or no marker: two atomic writes,
-            // the copy first, so a crash between them reads edited_outside, never a wrong copy
-            await put(yamlPath, yaml);
-            await put(markerPath, marker);
-          }
-          ctx.entries.forget(name);
+          await writeTemplate(name, out.files);
           record.step(`template:${name}`);
           return out;
         }),
       );
     },
-    role(name, decide) {
+    role(name, decide, o) {
       const fs = guard.writable();
       return guard.queue.run(`role:${name}`, () =>
         guarded(async () => {
+          if (o.found) recorder.found(`role:${name}`);
           await recoverRole(fs, name);
           const [md, kit, marker] = rolePaths(name);
           const out = decide({ role_md: read(md), kit: read(kit), marker: read(marker) });
           if (out.kind !== 'write') return out;
-          const f = out.files;
-          if (f.role_md === null) await writeRoleReset(fs, name);
-          else await writeRoleSave(fs, name, { op: 'save', role_md: f.role_md.toString('utf8'), kit: f.kit?.toString('utf8') ?? null, marker: f.marker?.toString('utf8') ?? null });
+          await writeRole(name, out.files);
           record.step(`role:${name}`);
           return out;
         }),
@@ -125,8 +150,8 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
       record.finish(c);
       told(false);
     },
-    abandon: (message) => {
-      record.abandon(message);
+    abandon: () => {
+      record.abandon();
       told(false);
     },
     };
@@ -136,6 +161,13 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
     round,
     shipped: (name) => ctx.shipped.templates.get(name) ?? null,
     valid: (name, source) => ctx.memo.whole(name, source, sha256Hex(source), pointLook(ctx)).validation.valid,
+    problems: (name, source) =>
+      ctx.memo
+        .whole(name, source, sha256Hex(source), pointLook(ctx))
+        .validation.problems.filter((p) => p.severity === 'error')
+        .map(({ code, message }) => ({ code, message })),
+    roleProblems: (roleMd, kit) =>
+      [...validateRoleMd(roleMd.toString('utf8')), ...validateKitText(kit?.toString('utf8') ?? null).problems].map(({ code, message }) => ({ code, message })),
     setDiverged(names) {
       const before = ctx.diverged;
       ctx.diverged = { templates: new Set(names.templates), roles: new Set(names.roles) };
@@ -157,6 +189,7 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
     async plainWritten(paths) {
       if (paths.length) await Promise.all([...plainListeners].map((l) => l(paths).catch((e: unknown) => ctx.logger.error({ err: (e as Error).message }, 'a reader of synced files failed'))));
     },
+    decided,
     resolved(kind, name) {
       const next = { templates: new Set(ctx.diverged.templates), roles: new Set(ctx.diverged.roles) };
       next[kind].delete(name);

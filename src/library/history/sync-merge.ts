@@ -33,8 +33,13 @@ export type Outcome<S> =
   | { kind: 'keep' }
   /** write these files (null: remove) */
   | { kind: 'write'; files: S; how: 'theirs' | 'merged' }
-  /** both sides changed and could not be merged: this desk's files stand, the name is diverged */
-  | { kind: 'conflict'; why: 'lines' | 'invalid' | 'deleted' };
+  /**
+   * this desk's files stand and the name is diverged: both sides changed and
+   * could not be merged (`lines`, `deleted` against an edit), or the remote's
+   * version is not taken — it does not validate, is over the size cap, or
+   * git cannot read it
+   */
+  | { kind: 'conflict'; why: 'lines' | 'invalid' | 'deleted' | 'too_large' | 'unreadable' };
 
 export const same = (a: Blob, b: Blob): boolean => (a === null || b === null ? a === b : a.equals(b));
 
@@ -78,6 +83,8 @@ export interface TemplateMergeContext {
 
 export function mergeTemplate(base: TemplateSide, local: TemplateSide, remote: TemplateSide, ctx: TemplateMergeContext): Outcome<TemplateSide> {
   const plain = oneSide(base, local, remote);
+  // the remote's version is validated before it is taken: one that does not validate leaves this desk's copy standing
+  if (plain?.kind === 'write' && remote.yaml !== null && !ctx.valid(remote.yaml.toString('utf8'))) return { kind: 'conflict', why: 'invalid' };
   if (plain) return plain;
   const marker = chooseMarker(base.marker, local.marker, remote.marker, ctx.shippedHash);
   // the file is one side's: the chosen marker's shipped line, that side's copy line

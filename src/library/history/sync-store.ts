@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRoleName, isTemplateName } from '../../template/names.js';
-import type { Diverged, DivergedAt } from './sync-round.js';
+import type { Diverged, DivergedAt, DivergedReason } from './sync-round.js';
 
 /**
  * What a sync keeps of its own (docs/history.md, Sync): the diverged names,
@@ -15,10 +15,26 @@ import type { Diverged, DivergedAt } from './sync-round.js';
 const STORE = 'desk-sync.json';
 const HEX = /^[0-9a-f]{40,64}$/;
 
+const REASONS: readonly DivergedReason[] = ['conflict', 'invalid', 'too_large', 'deleted_vs_edited', 'unreadable'];
+
 const isAt = (x: unknown): x is DivergedAt => {
   const at = x as DivergedAt;
   return typeof at === 'object' && at !== null && typeof at.remote === 'string' && HEX.test(at.remote) && (at.base === null || (typeof at.base === 'string' && HEX.test(at.base)));
 };
+
+/**
+ * An entry as this code keeps it. One written before HEAD held the remote's
+ * version of a diverged name has no `reason` and no `form`: it reads as a
+ * conflict whose HEAD holds this desk's copy (`form: 1`), which is how that
+ * design committed it (docs/history.md, "Diverged, and settling it").
+ */
+const entry = (at: DivergedAt): DivergedAt => ({
+  base: at.base,
+  remote: at.remote,
+  reason: REASONS.includes(at.reason) ? at.reason : 'conflict',
+  problems: Array.isArray(at.problems) ? at.problems.filter((p) => typeof p?.code === 'string' && typeof p.message === 'string').slice(0, 20).map(({ code, message }) => ({ code, message })) : [],
+  form: at.form === 2 ? 2 : 1,
+});
 
 /** Only entries this code could have written: a name the unit rules accept, commits as hex. Anything else reads as none. */
 export async function loadDiverged(gitDir: string): Promise<Diverged> {
@@ -28,7 +44,7 @@ export async function loadDiverged(gitDir: string): Promise<Diverged> {
       Object.fromEntries(
         Object.entries(typeof o === 'object' && o ? o : {}).filter(
           ([name, at]) => (kind === 'template' ? isTemplateName(name) : isRoleName(name)) && isAt(at),
-        ),
+        ).map(([name, at]) => [name, entry(at as DivergedAt)]),
       ) as Record<string, DivergedAt>;
     return { templates: keep('template', d.templates), roles: keep('role', d.roles) };
   } catch {
@@ -57,4 +73,50 @@ export function remoteLabel(remote: string): string {
     // a path or scp-like address
   }
   return remote;
+}
+
+/**
+ * A round under way (docs/history.md, "What survives a crash"): written
+ * durably before the round writes its first file and removed once its
+ * commit is in HEAD. A start that finds it rolls the round forward (the same
+ * remote head, decided again from HEAD's files, sync-round.ts) before
+ * anything else, and the start's look for changes made on disk leaves the
+ * round's paths to it.
+ */
+export interface RoundJournal {
+  /** the remote head being merged */
+  remote: string;
+  /** HEAD when the round began, or null in a repository with no commit */
+  head: string | null;
+}
+
+const ROUND = 'desk-round.json';
+
+export async function loadRound(gitDir: string): Promise<RoundJournal | null> {
+  try {
+    const j = JSON.parse(await readFile(join(gitDir, ROUND), 'utf8')) as Partial<RoundJournal>;
+    if (typeof j.remote !== 'string' || !HEX.test(j.remote)) return null;
+    if (j.head !== null && (typeof j.head !== 'string' || !HEX.test(j.head))) return null;
+    return { remote: j.remote, head: j.head };
+  } catch {
+    return null;
+  }
+}
+
+/** Durable before it returns: the round writes no file until the journal that rolls it forward is on disk. */
+export async function saveRound(gitDir: string, j: RoundJournal): Promise<void> {
+  const path = join(gitDir, ROUND);
+  const tmp = `${path}.${randomBytes(4).toString('hex')}`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(JSON.stringify(j));
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
+}
+
+export async function clearRound(gitDir: string): Promise<void> {
+  await unlink(join(gitDir, ROUND)).catch(() => {});
 }

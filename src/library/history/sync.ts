@@ -3,8 +3,10 @@ import type { LibraryLogger } from '../context.js';
 import type { RoundProgress, SyncStatus } from '../../schema/sync.js';
 import type { Library } from '../types.js';
 import { type Git, GitError, gitAt } from './git.js';
-import { loadDiverged, remoteLabel, saveDiverged } from './sync-store.js';
-import { blobAt, type Diverged, type DivergedAt, mergeRemote, revOrNull } from './sync-round.js';
+import { clearRound, loadDiverged, loadRound, remoteLabel, saveDiverged, saveRound } from './sync-store.js';
+import { blobAt, type Diverged, type DivergedAt, type IgnoredPath, isAncestor, mergeRemote, revOrNull } from './sync-round.js';
+import type { DivergedDetail } from '../../schema/sync.js';
+import { rolePaths, templatePaths } from '../layout.js';
 
 /**
  * Sync with the team's remote (docs/history.md, Sync): after each commit
@@ -28,6 +30,9 @@ export interface SyncOptions {
 }
 
 export type { SyncStatus };
+
+/** A role's files as GET /sync/roles/:name shows one side; null: no copy there. */
+export type RoleFiles = { role_md: string; kit: string | null } | null;
 
 /**
  * Every git call of a sync is cut off after this long: a fetch of a small
@@ -65,6 +70,9 @@ export class LibrarySync {
   /** the remote's HEAD was looked at in this run (remoteHead) */
   private headChecked = false;
   private unsubscribe: (() => void)[] = [];
+  /** the remote's paths the desk does not load, as of the last merge; and those already said in the log */
+  private ignored: IgnoredPath[] = [];
+  private readonly saidIgnored = new Set<string>();
   /** cuts a fetch or push in flight when the service stops: the network must not hold a stop past its grace */
   private readonly stopping = new AbortController();
 
@@ -199,6 +207,9 @@ export class LibrarySync {
   private async round(): Promise<void> {
     // every landed save is in HEAD before the merge reads it
     await this.library.history.settle();
+    // a round a crash or a failure cut short goes first, on the same remote head: its files are all taken, or none
+    const left = await loadRound(this.gitDir!);
+    if (left) await this.mergeFrom(left.remote, true);
     const branch = await this.branch();
     for (let attempt = 1; ; attempt++) {
       const remote = await this.fetch(branch);
@@ -213,24 +224,61 @@ export class LibrarySync {
     await this.remoteHead(branch);
   }
 
-  private async mergeFrom(remote: string): Promise<void> {
+  private async mergeFrom(remote: string, rollForward = false): Promise<void> {
     const progress = (done: number, total: number) => {
       if (this.running) Object.assign(this.running, { done, total });
     };
-    const r = await mergeRemote({ git: this.git, files: this.library.syncFiles!, remoteLabel: this.label, progress, stopping: () => this.stopped }, remote, this.diverged);
+    const gitDir = this.gitDir!;
+    const before = { templates: { ...this.diverged.templates }, roles: { ...this.diverged.roles } };
+    const r = await mergeRemote(
+      { git: this.git, files: this.library.syncFiles!, remoteLabel: this.label, progress, stopping: () => this.stopped, rollForward, begin: (head) => saveRound(gitDir, { remote, head }) },
+      remote,
+      this.diverged,
+    );
     // the round's commit is queued behind the writes before it; once it lands, HEAD holds the remote's head
     await this.library.history.settle();
     this.library.syncFiles!.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
     if (r.touched.templates.length || r.touched.roles.length) await this.save();
+    // the journal goes once HEAD holds the merge; a commit still waiting for its retry keeps it, and the next round rolls it forward
+    const head = await revOrNull(this.git, 'HEAD');
+    if (head && (await isAncestor(this.git, remote, head))) await clearRound(gitDir);
+    this.noteIgnored(r.ignored);
+    const detail = this.noteDiverged(before);
     // after the merge commit: what a reader announces of them is already in HEAD
     await this.library.syncFiles!.plainWritten(r.written.plain);
     const names = [...new Set([...r.written.templates, ...r.touched.templates].map((n) => `template:${n}`)), ...new Set([...r.written.roles, ...r.touched.roles].map((n) => `role:${n}`))];
     if (names.length) {
       // one event for the round, however many names it brought: a page reads its list again, once (docs/api.md, Events)
       const diverged = Object.keys(this.diverged.templates).length + Object.keys(this.diverged.roles).length;
-      this.library.events.publish('library.synced', { round: this.running?.id ?? '', changed: names.length, diverged, names: names.slice(0, 100) });
+      this.library.events.publish('library.synced', { round: this.running?.id ?? '', changed: names.length, diverged, names: names.slice(0, 100), diverged_detail: detail.slice(0, 100) });
       this.logger.info({ remote: this.label, written: { templates: r.written.templates.length, roles: r.written.roles.length, plain: r.written.plain.length }, diverged }, 'synced with the remote');
     }
+  }
+
+  /** The remote's paths the desk does not load: listed in the status, and said in the log once per path and run. */
+  private noteIgnored(ignored: IgnoredPath[]): void {
+    if (!ignored.length && !this.ignored.length) return;
+    this.ignored = ignored;
+    const fresh = ignored.filter((i) => !this.saidIgnored.has(i.path));
+    for (const i of fresh) this.saidIgnored.add(i.path);
+    if (fresh.length) {
+      this.logger.info({ remote: this.label, ignored: fresh.slice(0, 50), count: fresh.length }, "the remote holds files this desk does not load; they stay in the shared history as they are");
+    }
+  }
+
+  /** Names diverged by this round, or diverged now for another reason: one warn line each, and the event's detail. */
+  private noteDiverged(before: Diverged): DivergedDetail[] {
+    const out: DivergedDetail[] = [];
+    for (const kind of ['templates', 'roles'] as const) {
+      for (const [name, at] of Object.entries(this.diverged[kind])) {
+        const was = before[kind][name];
+        if (was && was.reason === at.reason && was.remote === at.remote) continue;
+        const d: DivergedDetail = { name, kind: kind === 'templates' ? 'template' : 'role', reason: at.reason, problems: at.problems };
+        out.push(d);
+        this.logger.warn({ remote: this.label, ...d, problems: at.problems.slice(0, 5) }, "this desk's copy and the remote's differ: it keeps its own and publishes the remote's until a person decides");
+      }
+    }
+    return out;
   }
 
   /** The page listens for these: what loads for each name now. */
@@ -313,6 +361,12 @@ export class LibrarySync {
       last_error: this.lastError,
       diverged: Object.keys(this.diverged.templates).sort(),
       diverged_roles: Object.keys(this.diverged.roles).sort(),
+      diverged_detail: (['templates', 'roles'] as const).flatMap((kind) =>
+        Object.entries(this.diverged[kind])
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([name, at]) => ({ name, kind: kind === 'templates' ? ('template' as const) : ('role' as const), reason: at.reason, problems: at.problems })),
+      ),
+      ignored: this.ignored,
     };
     if (this.running) Object.assign(base, { round: { ...this.running } });
     if (!this.gitDir) return { ...base, ahead: 0, behind: 0 };
@@ -336,9 +390,48 @@ export class LibrarySync {
     return { ...at, remote_source: text(r), base_source: at.base === null ? null : text(b) };
   }
 
-  /** Keep mine: this desk's files stand (the merge commit already holds them); the name is no longer diverged. */
-  async keep(kind: 'templates' | 'roles', name: string): Promise<boolean> {
-    if (!this.diverged[kind][name]) return false;
+  /** A diverged role's other versions, as divergedTemplate; null when it is not diverged. */
+  async divergedRole(name: string): Promise<(DivergedAt & { remote_files: RoleFiles; base_files: RoleFiles }) | null> {
+    const at = this.diverged.roles[name];
+    if (!at) return null;
+    const files = async (commit: string | null): Promise<RoleFiles> => {
+      const [md, kit] = rolePaths(name);
+      const roleMd = await blobAt(this.git, commit, md);
+      return roleMd ? { role_md: roleMd.toString('utf8'), kit: (await blobAt(this.git, commit, kit))?.toString('utf8') ?? null } : null;
+    };
+    return { ...at, remote_files: await files(at.remote), base_files: at.base === null ? null : await files(at.base) };
+  }
+
+  /**
+   * Keep mine: this desk's copy is committed as an ordinary change, which
+   * the next push publishes and the other desks then take (or, when they
+   * too changed it since, diverge on); the name is no longer diverged.
+   */
+  keep(kind: 'templates' | 'roles', name: string, who: string | null = null): Promise<boolean> {
+    return this.decide(kind, name, false, who);
+  }
+
+  /** Take theirs: the remote's version is written here (HEAD holds it already); the name is no longer diverged. */
+  take(kind: 'templates' | 'roles', name: string, who: string | null = null): Promise<boolean> {
+    return this.decide(kind, name, true, who);
+  }
+
+  private async decide(kind: 'templates' | 'roles', name: string, theirs: boolean, who: string | null): Promise<boolean> {
+    const at = this.diverged[kind][name];
+    if (!at) return false;
+    const label = kind === 'templates' ? name : `role ${name}`;
+    let files = null;
+    if (theirs) {
+      const read = (p: string) => blobAt(this.git, at.remote, p);
+      if (kind === 'templates') {
+        const [y, m] = templatePaths(name);
+        files = { yaml: await read(y), marker: await read(m) };
+      } else {
+        const [md, kit, marker] = rolePaths(name);
+        files = { role_md: await read(md), kit: await read(kit), marker: await read(marker) };
+      }
+    }
+    await this.library.syncFiles!.decided(kind, name, files, `${theirs ? 'take theirs' : 'keep mine'}: ${label} (diverged with ${this.label})`, who);
     delete this.diverged[kind][name];
     this.library.syncFiles?.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
     await this.save();
