@@ -30,7 +30,15 @@ export const HistoryQuery = Type.Object(
         description: `how many, 1 to ${HISTORY_LIMITS.maxLimit}; default ${HISTORY_LIMITS.defaultLimit}`,
       }),
     ),
-    before: Type.Optional(Type.String({ pattern: '^[0-9a-f]{7,40}$', description: 'the page after this commit: the `next` of the page before' })),
+    before: Type.Optional(
+      Type.String({ pattern: '^[0-9a-f]{7,40}$', description: "the page after this commit (the `next` of the page before), in the walk from today's HEAD" }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{40}(?:[0-9a-f]{24})?\\.[0-9a-f]{40}(?:[0-9a-f]{24})?$',
+        description: 'the page after the page before, in the same walk: its `cursor`, as it was (not with `before`)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -66,10 +74,21 @@ export const VersionSchema = Type.Object(
 );
 export type Version = Static<typeof VersionSchema>;
 
+/**
+ * Where the next page starts in the walk this one read (docs/history.md,
+ * The walk): the head the first page walked from and the last commit shown.
+ * Commits that arrive between pages (a save, a sync's merge) join no walk
+ * under way; a first page sees them.
+ */
+const PageCursor = Type.Union([Type.String(), Type.Null()], {
+  description: 'pass as `cursor` for the next page of the same walk, each commit once whatever `limit` is; null on the last page',
+});
+
 export const HistoryAnswerSchema = Type.Object(
   {
     versions: Type.Array(VersionSchema, { description: 'newest first' }),
-    next: Type.Union([Type.String(), Type.Null()], { description: 'pass as `before` for the next page; null on the last page' }),
+    next: Type.Union([Type.String(), Type.Null()], { description: 'the last commit shown: pass as `before` for the next page; null on the last page' }),
+    cursor: PageCursor,
   },
   { additionalProperties: false },
 );
@@ -122,7 +141,8 @@ export const RecentAnswerSchema = Type.Object(
       Type.Object({ ...CommitFields, names: Type.Array(ChangedNameSchema, { description: 'the templates and roles it changed' }) }, { additionalProperties: false }),
       { description: 'newest first' },
     ),
-    next: Type.Union([Type.String(), Type.Null()], { description: 'pass as `before` for the next page; null on the last page' }),
+    next: Type.Union([Type.String(), Type.Null()], { description: 'the last commit shown: pass as `before` for the next page; null on the last page' }),
+    cursor: PageCursor,
   },
   { additionalProperties: false },
 );

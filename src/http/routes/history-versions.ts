@@ -37,6 +37,17 @@ const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })),
 });
 
+/**
+ * Where a page starts: `?before=` (a commit, in the walk from HEAD now) or
+ * `?cursor=` (the same walk as the page before), never both: they name two
+ * walks. The schema has checked each one's form.
+ */
+export function pageStart(q: { before?: string; cursor?: string }): { before: string } | { cursor: string } | Record<string, never> {
+  if (q.before !== undefined && q.cursor !== undefined) throw new DeskError('bad_request', 'querystring: pass before or cursor, not both');
+  if (q.cursor !== undefined) return { cursor: q.cursor };
+  return q.before !== undefined ? { before: q.before } : {};
+}
+
 /** `?limit=` as a number within its bounds; the schema has checked it is digits. */
 export function pageLimit(raw: string | undefined): number {
   if (raw === undefined) return HISTORY_LIMITS.defaultLimit;
@@ -65,7 +76,7 @@ export function versionRoutes<F, N>(app: Api, library: Library, r: VersionRoutes
       const { name } = req.params;
       // without history every history route is 503, whatever the query says
       historyOf(library);
-      const page = await versionsPage(library, k, name, { limit: pageLimit(req.query.limit), ...(req.query.before ? { before: req.query.before } : {}) });
+      const page = await versionsPage(library, k, name, { limit: pageLimit(req.query.limit), ...pageStart(req.query) });
       if (!page) throw notFound(k.kind, name);
       return page;
     },

@@ -16,7 +16,7 @@ import { TemplateAnswerSchema, TemplateName } from '../../schema/templates.js';
 import { roleAnswer, templateAnswer } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, RoleParams } from '../schemas.js';
-import { pageLimit, versionRoutes } from './history-versions.js';
+import { pageLimit, pageStart, versionRoutes } from './history-versions.js';
 
 export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
   versionRoutes(app, library, {
@@ -73,7 +73,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
     async (req) => {
       // without history every history route is 503, whatever the query says
       historyOf(library);
-      return recentPage(library, { limit: pageLimit(req.query.limit), ...(req.query.before ? { before: req.query.before } : {}) });
+      return recentPage(library, { limit: pageLimit(req.query.limit), ...pageStart(req.query) });
     },
   );
 };

@@ -5,8 +5,7 @@
 import type { RecentAnswer } from '../../schema/history.js';
 import { rel, roleFile, ROLES, templateCopy, unitOf } from '../layout.js';
 import type { Library } from '../types.js';
-import type { Page } from './types.js';
-import { historyOf, type NameKind, onePage } from './versions.js';
+import { historyOf, type NameKind, onePage, type PageQuery } from './versions.js';
 
 export interface ChangedName {
   kind: NameKind;
@@ -39,12 +38,13 @@ export function namesOf(paths: readonly string[]): ChangedName[] {
 }
 
 /** A page of the library's commits, newest first, with the names each changed. */
-export async function recentPage(library: Library, page: Page): Promise<RecentAnswer> {
+export async function recentPage(library: Library, page: PageQuery): Promise<RecentAnswer> {
   const h = historyOf(library);
   await h.settle();
-  const got = await onePage((n) => h.recent({ limit: n, ...(page.before ? { before: page.before } : {}) }), page.limit);
+  const got = await onePage(h, page, (p) => h.recent(p));
   return {
     commits: got.items.map((e) => ({ commit: e.commit, at: e.at, author: e.author, who: e.who, message: e.message, names: namesOf(e.paths) })),
     next: got.next,
+    cursor: got.cursor,
   };
 }

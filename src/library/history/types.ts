@@ -47,7 +47,7 @@ export interface HistoryChange {
 export interface Page {
   /** at most this many, newest first */
   limit: number;
-  /** a commit id (full or abbreviated): answer only commits older than it (exclusive) — the last one of the previous page */
+  /** where the page starts: a commit id (the walk from HEAD now, after it), or a pinned place `<head>.<last>` (read.ts, docs/history.md "The walk") */
   before?: string;
 }
 

@@ -22,6 +22,7 @@ import { canonicalJson } from '../roles/canonical.js';
 import { validateKitText } from '../roles/validate.js';
 import type { Library, RoleEntry, TemplateDetail, WriteOptions } from '../types.js';
 import { checkRoleName, checkTemplateName } from '../layout.js';
+import { parsePinned, pinnedAt } from './read.js';
 import type { History, Page, Version } from './types.js';
 
 export type NameKind = 'template' | 'role';
@@ -76,15 +77,47 @@ function checkAgainstCommit(commit: string): void {
   if (!COMMIT.test(commit)) throw new DeskError('bad_request', `against 'version:${commit}' does not name a commit (7 to 40 lowercase hex digits)`);
 }
 
+/** A page as a route asks for it: its size and, at most one, where it starts. */
+export interface PageQuery extends Page {
+  /** the `cursor` of the page before: the same walk, after its last commit */
+  cursor?: string;
+}
+
+/** A page of commits and where the next one starts: `next` (as `before`) and `cursor`. */
+export interface Paged<T> {
+  items: T[];
+  next: string | null;
+  cursor: string | null;
+}
+
+/**
+ * The position a page reads from, as the readers take it (read.ts): the
+ * walk pinned at a head — the cursor's, else HEAD now, read as the first
+ * commit of the library's walk — and the commit it starts after, if any.
+ * Null when the library has no commit yet, or the cursor is not one.
+ */
+async function pinnedPage(h: History, page: PageQuery): Promise<{ head: string; before: string } | null> {
+  if (page.cursor !== undefined) {
+    const c = parsePinned(page.cursor);
+    return c?.after ? { head: c.head, before: pinnedAt(c.head, c.after) } : null;
+  }
+  const head = (await h.recent({ limit: 1 }))[0]?.commit;
+  return head ? { head, before: pinnedAt(head, page.before ?? null) } : null;
+}
+
 /**
  * One page of commits, newest first. One more than asked is read, so the
  * answer knows whether a next page exists: `next` is then the last commit
- * shown, which the next page passes as `before` (exclusive).
+ * shown, which the next page passes as `before` (exclusive), and `cursor`
+ * the same position in this page's walk.
  */
-export async function onePage<T extends { commit: string }>(read: (limit: number) => Promise<T[]>, limit: number): Promise<{ items: T[]; next: string | null }> {
-  const got = await read(limit + 1);
-  const items = got.slice(0, limit);
-  return { items, next: got.length > limit ? (items.at(-1)?.commit ?? null) : null };
+export async function onePage<T extends { commit: string }>(h: History, page: PageQuery, read: (p: Page) => Promise<T[]>): Promise<Paged<T>> {
+  const at = await pinnedPage(h, page);
+  if (!at) return { items: [], next: null, cursor: null };
+  const got = await read({ limit: page.limit + 1, before: at.before });
+  const items = got.slice(0, page.limit);
+  const next = got.length > page.limit ? (items.at(-1)?.commit ?? null) : null;
+  return { items, next, cursor: next === null ? null : pinnedAt(at.head, next) };
 }
 
 function versionOf(e: Version, state: VersionState, etag: string | null): VersionAnswer {
@@ -178,20 +211,25 @@ export async function versionAt<F, N>(library: Library, k: VersionKind<F, N>, na
  * it would load with. Null when the name is not one of its kind: it loads
  * nothing and (on a first page) never had a commit.
  */
-export async function versionsPage<F, N>(library: Library, k: VersionKind<F, N>, name: string, page: Page): Promise<{ versions: VersionAnswer[]; next: string | null } | null> {
+export async function versionsPage<F, N>(
+  library: Library,
+  k: VersionKind<F, N>,
+  name: string,
+  page: PageQuery,
+): Promise<{ versions: VersionAnswer[]; next: string | null; cursor: string | null } | null> {
   const h = historyOf(library);
   const now = await k.now(library, name);
   // read your writes: a save answered a moment ago is in the list
   await h.settle();
-  const got = await onePage((n) => h.log(k.logPath(name), { limit: n, ...(page.before ? { before: page.before } : {}) }), page.limit);
-  if (!now && got.items.length === 0 && !page.before) return null;
+  const got = await onePage(h, page, (p) => h.log(k.logPath(name), p));
+  if (!now && got.items.length === 0 && !page.before && !page.cursor) return null;
   const files = k.files(name);
   const texts = await h.showMany(got.items.flatMap((e) => files.map((path) => ({ path, commit: e.commit }))));
   const versions = got.items.map((e, i) => {
     const f = k.version(texts.slice(i * files.length, (i + 1) * files.length));
     return versionOf(e, k.state(f, now), f === null ? null : k.etag(f));
   });
-  return { versions, next: got.next };
+  return { versions, next: got.next, cursor: got.cursor };
 }
 
 /** A version saved again: validated, atomic and announced like a save, committed as `restore <name> to <short>` (writes.ts subject). */
