@@ -25,6 +25,7 @@ export default defineConfig({
       'test/odd-files-readonly.test.ts',
       'test/healthcheck.test.ts',
       'test/deploy.test.ts',
+      'test/sync-process.test.ts',
     ],
     env: { PROOF_ROUNDS: process.env.PROOF_ROUNDS ?? '50' },
     testTimeout: 60_000,

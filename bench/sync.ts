@@ -71,8 +71,28 @@ async function bigRound(): Promise<BenchRow[]> {
   ];
 }
 
+/** A round that takes N changed names ÷ N × (validate one template + two bare durable writes), in one child process. */
+async function roundThroughput(): Promise<BenchRow[]> {
+  const n = Number(process.env.BENCH_ROUND_NAMES ?? 1000);
+  const script = fileURLToPath(new URL('./sync-round-child.js', import.meta.url));
+  const out = execFileSync(process.execPath, [script, String(n)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = JSON.parse(out.trim().split('\n').pop()!) as { n: number; round: number; baseline: number };
+  return [
+    {
+      name: `a round taking ${n} changed names from the remote (${(n / r.round).toFixed(0)} names/s)`,
+      value: r.round,
+      unit: 's',
+      baseline: r.baseline,
+      baselineName: `${n} × (validate + two bare durable writes)`,
+      ratio: r.round / r.baseline,
+      goal: '≤ 1.5',
+      ok: r.round / r.baseline <= 1.5,
+    },
+  ];
+}
+
 export async function bench(): Promise<BenchRow[]> {
-  return [...(await twoDesks()), ...(await bigRound())];
+  return [...(await roundThroughput()), ...(await twoDesks()), ...(await bigRound())];
 }
 
 async function twoDesks(): Promise<BenchRow[]> {
