@@ -258,7 +258,9 @@ describe('the safety net', () => {
     await mkdir(fx.at('templates'), { recursive: true });
     const w = await watching({ watch: false, relistMs: 150 });
     expect(w.watches).toBe(0);
-    await writeFile(fx.at('templates', 'gamma.yaml'), named('gamma'));
+    // written whole and renamed in: a relist on a loaded machine may otherwise see the file while it is still empty
+    await writeFile(fx.at('templates', '.tmp-gamma'), named('gamma'));
+    await rename(fx.at('templates', '.tmp-gamma'), fx.at('templates', 'gamma.yaml'));
     const want = await templateNow('gamma');
     await until(() => changed('gamma').length > 0);
     expect(changed('gamma').map((e) => e.data)).toEqual([want]);

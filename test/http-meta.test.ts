@@ -45,7 +45,10 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['get', '/sync/templates/{name}', ['params']],
   ['post', '/sync/templates/{name}/rebase', ['params']],
   ['post', '/sync/templates/{name}/keep', ['params']],
+  ['post', '/sync/templates/{name}/take', ['params']],
+  ['get', '/sync/roles/{name}', ['params']],
   ['post', '/sync/roles/{name}/keep', ['params']],
+  ['post', '/sync/roles/{name}/take', ['params']],
 ];
 
 describe('GET /health', () => {

@@ -105,13 +105,14 @@ describe('template states', () => {
     ['a malformed marker', 'not a hash\n'],
     ['a marker with a bad copy line', `${h('older')}\ncopy zz\n`],
     ['a marker with extra lines', `${h('older')}\ncopy ${h(EDIT)}\nmore\n`],
-  ])('a copy with %s reads edited, never shipped_changed_since', async (_label, marker) => {
+  ])('a copy with %s reads edited, never shipped_changed_since, and edited outside the service', async (_label, marker) => {
     const fx = await fixture();
     await mkdir(tdir(fx.root));
     await writeFile(join(tdir(fx.root), 'alpha.yaml'), EDIT);
     if (marker !== null) await writeFile(join(tdir(fx.root), '.alpha.shipped'), marker);
     const lib = await fx.open();
-    expect(await lib.getTemplate('alpha')).toMatchObject({ state: 'edited', edited_outside: false });
+    // the service writes a marker it can read back with every copy: this one was made without it
+    expect(await lib.getTemplate('alpha')).toMatchObject({ state: 'edited', edited_outside: true });
     await lib.close();
   });
 
