@@ -136,7 +136,9 @@ describe('an undecided conflict is never published', () => {
       const took = await two.app.inject({ method: 'POST', url: `${API}/sync/templates/beta/take`, headers: { 'if-match': etag } });
       expect(took.statusCode).toBe(200);
       expect(took.json().diverged).toEqual([]);
-      expect((await get(two, 'beta')).source).toContain(`from ${first}`);
+      const after = await get(two, 'beta');
+      expect(after.source).toContain(`from ${first}`);
+      expect(after.diverged).toBeUndefined();
       expect(git(two, 'status', '--porcelain')).toBe('');
       fsckClean(a);
       fsckClean(b);
@@ -228,6 +230,9 @@ describe('the validator runs before anything from the remote is taken', () => {
     const t = await get(a, 'alpha');
     expect(t.source).toContain('valid here');
     expect(t.valid).toBe(true);
+    // the template's answer says why too
+    expect(t.state).toBe('diverged');
+    expect(t.diverged).toEqual({ reason: 'invalid', problems: d.problems });
     // taking it is refused with its problems; keeping publishes the valid copy
     const take = await a.app.inject({ method: 'POST', url: `${API}/sync/templates/alpha/take` });
     expect(take.statusCode).toBe(422);

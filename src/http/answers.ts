@@ -20,6 +20,7 @@ export function templateAnswer(d: TemplateDetail) {
     valid: d.valid,
     problems: d.problems,
     card: d.card,
+    ...(d.diverged ? { diverged: d.diverged } : {}),
   };
 }
 
@@ -46,6 +47,7 @@ export function roleAnswer(r: RoleEntry) {
     shipped_kit: r.shipped_kit,
     valid: r.valid,
     problems: r.problems,
+    ...(r.diverged ? { diverged: r.diverged } : {}),
   };
 }
 

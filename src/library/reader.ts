@@ -77,7 +77,7 @@ export function libraryContext(parts: {
     memo: new ValidationMemo(parts.validate ?? validateTemplate),
     last: null,
     logger: parts.logger,
-    diverged: { templates: new Set(), roles: new Set() },
+    diverged: { templates: new Map(), roles: new Map() },
   };
 }
 

@@ -1,14 +1,19 @@
 import type { EntryState } from './types.js';
 import type { Marker } from './disk/markers.js';
 
+import type { DivergedWhy } from '../schema/sync.js';
+
+export type { DivergedWhy };
+
 /**
- * Names a sync with the team's remote could not merge (docs/history.md,
- * Sync), kept by history/sync-files.ts. Set on the library's context so the
- * readers see it; one set each for templates and roles.
+ * Names whose copy here and the remote's differ until a person decides
+ * (docs/history.md, Diverged), with why, kept by history/sync-files.ts.
+ * Set on the library's context so the readers see it; one map each for
+ * templates and roles.
  */
 export interface DivergedNames {
-  templates: ReadonlySet<string>;
-  roles: ReadonlySet<string>;
+  templates: ReadonlyMap<string, DivergedWhy>;
+  roles: ReadonlyMap<string, DivergedWhy>;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Catalogue, TemplateModel } from '../template/model.js';
 import type { EventBus } from './events/bus.js';
 import type { History } from './history/types.js';
 import type { SyncFiles } from './history/sync-contract.js';
+import type { DivergedWhy } from '../schema/sync.js';
 
 /** The state of every template and role (docs/api.md, States): the one list is src/schema/state.ts. */
 export type { EntryState };
@@ -52,6 +53,8 @@ export interface TemplateDetail extends TemplateEntry {
   model: TemplateModel | null;
   /** the card (docs/api.md), when asked for */
   card?: Card;
+  /** why, while the state is `diverged` (docs/history.md, Diverged) */
+  diverged?: DivergedWhy;
 }
 
 export interface RoleEntry {
@@ -68,6 +71,8 @@ export interface RoleEntry {
   etag: string;
   valid: boolean;
   problems: Problem[];
+  /** why, while the state is `diverged` */
+  diverged?: DivergedWhy;
 }
 
 export interface WriteOptions {

@@ -6,6 +6,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { ROLE_NAME } from '../template/names.js';
 import { ProblemSchema } from '../template/problems.js';
 import { EntryStateSchema } from './state.js';
+import { DivergedWhySchema } from './sync.js';
 
 export const RoleName = Type.String({
   pattern: ROLE_NAME.source,
@@ -47,6 +48,7 @@ export const RoleAnswerSchema = Type.Object(
     shipped_kit: Type.Union([KitSchema, Type.Null()]),
     valid: Type.Boolean(),
     problems: Type.Array(Type.Ref(ProblemSchema)),
+    diverged: Type.Optional(DivergedWhySchema),
   },
   { $id: 'RoleAnswer' },
 );

@@ -42,6 +42,14 @@ export const DivergedDetailSchema = Type.Object(
 );
 export type DivergedDetail = Static<typeof DivergedDetailSchema>;
 
+/** On a template's or role's answer while it is diverged: why, as GET /sync's diverged_detail says it. */
+export const DivergedWhySchema = Type.Object(
+  { reason: DivergedReasonSchema, problems: DivergedDetailSchema.properties.problems },
+  { additionalProperties: false, description: "present only while the state is `diverged`: why this desk's copy and the remote's differ" },
+);
+
+export type DivergedWhy = Static<typeof DivergedWhySchema>;
+
 export const IgnoredPathSchema = Type.Object(
   {
     path: Type.String({ description: "root-relative, as the remote's tree holds it" }),

@@ -8,6 +8,7 @@ import { TEMPLATE_NAME } from '../template/names.js';
 import { ProblemSchema } from '../template/problems.js';
 import { CardSchema } from './card.js';
 import { EntryStateSchema } from './state.js';
+import { DivergedWhySchema } from './sync.js';
 
 export const TemplateName = Type.String({
   pattern: TEMPLATE_NAME.source,
@@ -50,6 +51,7 @@ export const TemplateAnswerSchema = Type.Object(
     valid: Type.Boolean(),
     problems: Type.Array(Type.Ref(ProblemSchema)),
     card: Type.Ref(CardSchema),
+    diverged: Type.Optional(DivergedWhySchema),
   },
   { $id: 'TemplateAnswer' },
 );

@@ -6,7 +6,7 @@ import { hideForeign, indexToHead, ownedPath } from './repo.js';
 import { blobId, type ObjectFormat, type Snapshot } from './snapshot.js';
 import type { RecentVersion } from './types.js';
 import { TRACKED_TOP } from '../layout.js';
-import type { TreeRef } from './sync-round.js';
+import type { TreeRef } from './recorder.js';
 
 /**
  * One commit per job, in the order the jobs were queued (docs/history.md).

@@ -1,5 +1,7 @@
 import type { NameKey } from './snapshot.js';
-import type { TreeRef } from './sync-round.js';
+
+/** A tree entry a commit takes by id, without its bytes ever being read (null: the path is removed). */
+export type TreeRef = { mode: string; id: string } | null;
 
 /**
  * What a write tells history (docs/history.md, "One write"). Every call is

@@ -1,6 +1,6 @@
-import type { RoundRecord } from './recorder.js';
+import type { RoundRecord, TreeRef } from './recorder.js';
 import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
-import type { TreeRef } from './sync-round.js';
+import type { DivergedWhy } from '../../schema/sync.js';
 
 /**
  * What a sync round asks of the library (history/sync-files.ts implements
@@ -53,7 +53,7 @@ export interface SyncFiles {
   /** a role's files checked as a role save checks them; none when they would be taken */
   roleProblems(roleMd: Buffer, kit: Blob): SyncProblem[];
   /** replaces the diverged names the readers answer (state.ts) */
-  setDiverged(names: { templates: Iterable<string>; roles: Iterable<string> }): void;
+  setDiverged(names: { templates: ReadonlyMap<string, DivergedWhy>; roles: ReadonlyMap<string, DivergedWhy> }): void;
   /** called when a write through the service settles a diverged name (writes.ts); returns an unsubscribe */
   onResolved(listener: (kind: 'templates' | 'roles', name: string) => void): () => void;
   /**

@@ -170,9 +170,9 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
       [...validateRoleMd(roleMd.toString('utf8')), ...validateKitText(kit?.toString('utf8') ?? null).problems].map(({ code, message }) => ({ code, message })),
     setDiverged(names) {
       const before = ctx.diverged;
-      ctx.diverged = { templates: new Set(names.templates), roles: new Set(names.roles) };
+      ctx.diverged = { templates: new Map(names.templates), roles: new Map(names.roles) };
       // the list keeps facts keyed on file stats: a name whose diverged mark changed is read again
-      for (const n of new Set([...before.templates, ...ctx.diverged.templates])) ctx.entries.forget(n);
+      for (const n of new Set([...before.templates.keys(), ...ctx.diverged.templates.keys()])) ctx.entries.forget(n);
     },
     onResolved(listener) {
       listeners.add(listener);
@@ -191,7 +191,7 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
     },
     decided,
     resolved(kind, name) {
-      const next = { templates: new Set(ctx.diverged.templates), roles: new Set(ctx.diverged.roles) };
+      const next = { templates: new Map(ctx.diverged.templates), roles: new Map(ctx.diverged.roles) };
       next[kind].delete(name);
       ctx.diverged = next;
       ctx.entries.forget(name);

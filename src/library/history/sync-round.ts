@@ -1,4 +1,5 @@
 import type { RoleSide, SyncFiles, SyncRound } from './sync-contract.js';
+import type { TreeRef } from './recorder.js';
 import { KEPT_BASES, PROPOSALS, ROLES, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
 import { isRoleName } from '../../template/names.js';
 import { type Git, GitError } from './git.js';
@@ -48,8 +49,7 @@ export interface IgnoredPath {
   reason: IgnoredReason;
 }
 
-/** A tree entry a commit takes by id, without its bytes ever being read (null: the path is removed). */
-export type TreeRef = { mode: string; id: string } | null;
+export type { TreeRef };
 
 export interface RoundResult {
   /** names whose files the round wrote, and the other files it wrote (kept bases, proposal records) by path */

@@ -7,6 +7,7 @@ import { clearRound, loadDiverged, loadRound, remoteLabel, saveDiverged, saveRou
 import { blobAt, type Diverged, type DivergedAt, type IgnoredPath, isAncestor, mergeRemote, revOrNull } from './sync-round.js';
 import type { DivergedDetail } from '../../schema/sync.js';
 import { rolePaths, templatePaths } from '../layout.js';
+import type { DivergedNames } from '../state.js';
 
 /**
  * Sync with the team's remote (docs/history.md, Sync): after each commit
@@ -237,7 +238,7 @@ export class LibrarySync {
     );
     // the round's commit is queued behind the writes before it; once it lands, HEAD holds the remote's head
     await this.library.history.settle();
-    this.library.syncFiles!.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
+    this.library.syncFiles!.setDiverged(this.names());
     if (r.touched.templates.length || r.touched.roles.length) await this.save();
     // the journal goes once HEAD holds the merge; a commit still waiting for its retry keeps it, and the next round rolls it forward
     const head = await revOrNull(this.git, 'HEAD');
@@ -433,15 +434,21 @@ export class LibrarySync {
     }
     await this.library.syncFiles!.decided(kind, name, files, `${theirs ? 'take theirs' : 'keep mine'}: ${label} (diverged with ${this.label})`, who);
     delete this.diverged[kind][name];
-    this.library.syncFiles?.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
+    this.library.syncFiles?.setDiverged(this.names());
     await this.save();
     await this.announce(new Set(kind === 'templates' ? [name] : []), new Set(kind === 'roles' ? [name] : []));
     return true;
   }
 
+  /** What the readers answer (state.ts): each diverged name with why. */
+  private names(): DivergedNames {
+    const why = (o: Record<string, DivergedAt>) => new Map(Object.entries(o).map(([n, at]) => [n, { reason: at.reason, problems: at.problems }]));
+    return { templates: why(this.diverged.templates), roles: why(this.diverged.roles) };
+  }
+
   private async load(): Promise<void> {
     this.diverged = await loadDiverged(this.gitDir!);
-    this.library.syncFiles?.setDiverged({ templates: Object.keys(this.diverged.templates), roles: Object.keys(this.diverged.roles) });
+    this.library.syncFiles?.setDiverged(this.names());
   }
 
   private save(): Promise<void> {

@@ -60,6 +60,7 @@ export function roleEntry(ctx: LibraryContext, name: string): RoleEntry | null {
     etag: etagOf(revision),
     valid: !problems.some((p) => p.severity === 'error'),
     problems,
+    ...(ctx.diverged.roles.has(name) ? { diverged: ctx.diverged.roles.get(name)! } : {}),
   };
 }
 

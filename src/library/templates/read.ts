@@ -164,7 +164,8 @@ export async function listTemplates(ctx: LibraryContext): Promise<TemplateEntry[
 
 /** A read template in full: its validation from the memo. */
 function detailOf(ctx: LibraryContext, r: TemplateRead, l: CatalogueGen): TemplateDetail {
-  const rest = { source: r.source, shipped_source: r.shippedSource };
+  const why = ctx.diverged.templates.get(r.facts.name);
+  const rest = { source: r.source, shipped_source: r.shippedSource, ...(why ? { diverged: why } : {}) };
   if (r.unreadable) return { ...r.facts, ...UNREADABLE, ...rest, problems: [r.unreadable], model: null };
   const { outline, validation } = ctx.memo.whole(r.facts.name, r.source, r.facts.hash, l);
   return { ...r.facts, ...outline, ...rest, problems: validation.problems, model: validation.template };
