@@ -3,7 +3,7 @@
  * takes N changed names from the remote in one round; the baseline, in the
  * same process and run, is what taking them can least cost — N × (the one
  * validator over one template + two bare durable writes: write, fsync,
- * rename), the work a round must do per name. Git itself never fsyncs
+ * rename, fsync of the folder), the work a round must do per name. Git itself never fsyncs
  * working-tree files, so it is no baseline. Prints one line of JSON.
  */
 import { execFileSync } from 'node:child_process';
@@ -24,12 +24,16 @@ try {
   const dir = join(base, 'bare-writes');
   mkdirSync(dir);
   const catalogue = { roles: new Set(['reviewer']), templates: new Set<string>() };
+  // durable as the service's own writes are: the file flushed, renamed in, its folder flushed
   const durable = (path: string, text: string) => {
     const fd = openSync(`${path}.tmp`, 'w');
     writeSync(fd, text);
     fsyncSync(fd);
     closeSync(fd);
     renameSync(`${path}.tmp`, path);
+    const d = openSync(dir, 'r');
+    fsyncSync(d);
+    closeSync(d);
   };
   const t0 = performance.now();
   for (let i = 0; i < N; i++) {
