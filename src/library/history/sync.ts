@@ -210,7 +210,12 @@ export class LibrarySync {
     await this.library.history.settle();
     // a round a crash or a failure cut short goes first, on the same remote head: its files are all taken, or none
     const left = await loadRound(this.gitDir!);
-    if (left) await this.mergeFrom(left.remote, true);
+    if (left && (await revOrNull(this.git, left.remote))) await this.mergeFrom(left.remote, true);
+    else if (left) {
+      // its remote head is gone from the repository (pruned long after a failure): nothing to roll forward from
+      this.logger.warn({ remote: this.label, commit: left.remote }, 'a sync round left unfinished names a commit this repository no longer has; it is dropped, and this round merges the remote as it is now');
+      await clearRound(this.gitDir!);
+    }
     const branch = await this.branch();
     for (let attempt = 1; ; attempt++) {
       const remote = await this.fetch(branch);
