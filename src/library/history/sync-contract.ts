@@ -1,4 +1,4 @@
-import type { RoundRecord, TreeRef } from './recorder.js';
+import type { TreeRef } from './recorder.js';
 import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
 import type { DivergedWhy } from '../../schema/sync.js';
 

@@ -1,6 +1,6 @@
 import type { RoleSide, SyncFiles, SyncRound } from './sync-contract.js';
 import type { TreeRef } from './recorder.js';
-import { KEPT_BASES, PROPOSALS, ROLES, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
+import { KEPT_BASES, LAUNCHES, PROPOSALS, ROLES, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
 import { isRoleName } from '../../template/names.js';
 import { type Git, GitError } from './git.js';
 import { type Blob, mergePlainFile, mergeTemplate, oneSide, type Outcome, same, type TemplateSide } from './sync-merge.js';
@@ -124,7 +124,7 @@ export async function blobsById(git: Git, asks: readonly ({ id: string; cap: num
   const size: number[] = [];
   for (const [k, i] of asked.entries()) {
     const s = known[k];
-    if (!s || s.type !== 'blob') out[i] = new OddBlob('unreadable', null);
+    if (s?.type !== 'blob') out[i] = new OddBlob('unreadable', null);
     else if (s.size > asks[i]!.cap) out[i] = new OddBlob('too_large', s.size);
     else {
       read.push(i);
@@ -149,7 +149,7 @@ export async function blobsById(git: Git, asks: readonly ({ id: string; cap: num
       }
       const m = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(buf.subarray(pos, nl).toString('utf8'));
       pos = nl + 1;
-      if (!m || m[1] !== 'blob') {
+      if (m?.[1] !== 'blob') {
         out[i] = new OddBlob('unreadable', null);
         continue;
       }
@@ -195,8 +195,8 @@ export function whyIgnored(p: string): IgnoredReason {
   if (parts[0] === TEMPLATES && parts[1] === KEPT_BASES && parts.length === 3) return 'not_a_name';
   if (parts[0] === TEMPLATES) return 'subfolder';
   if (parts[0] === ROLES && parts.length === 3 && !isRoleName(parts[1]!)) return 'not_a_name';
-  if (parts[0] === PROPOSALS && parts.length === 2) return 'not_a_name';
-  if ((parts[0] === ROLES || parts[0] === PROPOSALS) && parts.length > 2) return 'subfolder';
+  if ((parts[0] === PROPOSALS || parts[0] === LAUNCHES) && parts.length === 2) return 'not_a_name';
+  if ((parts[0] === ROLES || parts[0] === PROPOSALS || parts[0] === LAUNCHES) && parts.length > 2) return 'subfolder';
   return 'not_library';
 }
 
@@ -250,7 +250,7 @@ const FILE_MODES = new Set(['100644', '100755']);
 /** A folder the service writes its files into: a link or a submodule there would carry its writes elsewhere. */
 const isServiceFolder = (p: string): boolean => {
   const parts = p.split('/');
-  if (parts.length === 1) return p === TEMPLATES || p === ROLES || p === PROPOSALS;
+  if (parts.length === 1) return p === TEMPLATES || p === ROLES || p === PROPOSALS || p === LAUNCHES;
   if (parts.length === 2) return (parts[0] === TEMPLATES && parts[1] === KEPT_BASES) || (parts[0] === ROLES && isRoleName(parts[1]!));
   return false;
 };
