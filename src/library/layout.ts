@@ -14,6 +14,7 @@ import { isRoleName, isTemplateName } from '../template/names.js';
  * roles/<name>/role.md, kit.json, .shipped
  * roles/.<name>.intent
  * proposals/<id>.json
+ * launches/<id>.json
  * ```
  *
  * Paths come as segments (what disk/fs-safe.ts walks, one folder at a time,
@@ -35,6 +36,7 @@ export const TEMPLATES = 'templates';
 export const KEPT_BASES = '.shipped-base';
 export const ROLES = 'roles';
 export const PROPOSALS = 'proposals';
+export const LAUNCHES = 'launches';
 /** The files of a role's folder. */
 export const ROLE_FILES = ['role.md', 'kit.json', '.shipped'] as const;
 
@@ -48,6 +50,7 @@ export const roleDir = (name: string): Segments => [ROLES, name];
 export const roleFile = (name: string, file: (typeof ROLE_FILES)[number]): Segments => [ROLES, name, file];
 export const roleIntent = (name: string): Segments => [ROLES, `.${name}.intent`];
 export const proposalRecord = (id: string): Segments => [PROPOSALS, `${id}.json`];
+export const launchRecord = (id: string): Segments => [LAUNCHES, `${id}.json`];
 
 /** Segments as git names them: `templates/quick-fix.yaml`. */
 export const rel = (segs: Segments): string => segs.join('/');
@@ -58,12 +61,12 @@ export const templatePaths = (name: string): [string, string] => [rel(templateCo
 export const rolePaths = (name: string): [string, string, string] => [rel(roleFile(name, 'role.md')), rel(roleFile(name, 'kit.json')), rel(roleFile(name, '.shipped'))];
 
 /** The top-level entries history tracks (commit-queue.ts, history/open.ts). */
-export const TRACKED_TOP = ['.gitignore', TEMPLATES, ROLES, PROPOSALS] as const;
+export const TRACKED_TOP = ['.gitignore', TEMPLATES, ROLES, PROPOSALS, LAUNCHES] as const;
 
 const SHA256 = /^[0-9a-f]{64}$/;
 export const isSha256 = (s: string): boolean => SHA256.test(s);
 
-/** Which unit of the library a root-relative path belongs to: a template's or a role's files, or a file of no name (a kept base, a proposal record). */
+/** Which unit of the library a root-relative path belongs to: a template's or a role's files, or a file of no name (a kept base, a proposal or launch record). */
 export type Unit = { kind: 'template'; name: string } | { kind: 'role'; name: string } | { kind: 'plain'; path: string };
 
 /**
@@ -84,7 +87,8 @@ export function unitOf(path: string): Unit | null {
   if (parts[0] === ROLES && parts.length === 3) {
     return isRoleName(parts[1]!) && (ROLE_FILES as readonly string[]).includes(parts[2]!) ? { kind: 'role', name: parts[1]! } : null;
   }
-  if (parts[0] === PROPOSALS && parts.length === 2) {
+  if ((parts[0] === PROPOSALS || parts[0] === LAUNCHES) && parts.length === 2) {
+    // a launch draft's id has a proposal's form (schema/launches.ts)
     return parts[1]!.endsWith('.json') && PROPOSAL_ID.test(parts[1]!.slice(0, -5)) ? { kind: 'plain', path } : null;
   }
   return null;

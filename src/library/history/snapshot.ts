@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { isRoleName } from '../../template/names.js';
 import { type FsContext, dirSync, readCap, readNoFollowSync, ROLE_FILE_CAP } from '../disk/fs-safe.js';
-import { isSha256, KEPT_BASES, keptBase, PROPOSALS, ROLES, rel, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
+import { isSha256, KEPT_BASES, keptBase, LAUNCHES, PROPOSALS, ROLES, rel, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
 
 /**
  * What history records of a name, read from disk synchronously (a few small
@@ -54,8 +54,8 @@ export function readPaths(fs: FsContext, paths: readonly string[]): Snapshot {
       continue;
     }
     const file = `${d.dir}/${segs.at(-1)}`;
-    // a proposal record may be as large as the request that made it
-    const r = readNoFollowSync(file, p.startsWith('proposals/') ? ROLE_FILE_CAP : readCap(file));
+    // a proposal or launch record may be as large as the request that made it
+    const r = readNoFollowSync(file, p.startsWith(`${PROPOSALS}/`) || p.startsWith(`${LAUNCHES}/`) ? ROLE_FILE_CAP : readCap(file));
     if (r.kind === 'file') out.set(p, r.bytes);
     else if (r.kind === 'missing') out.set(p, null);
   }
@@ -92,7 +92,7 @@ export function readAll(fs: FsContext): Snapshot {
   const mine = (p: string) => unitOf(p) !== null;
   for (const f of names(fs, [TEMPLATES])) if (mine(`${TEMPLATES}/${f}`)) paths.push(`${TEMPLATES}/${f}`);
   for (const f of names(fs, [TEMPLATES, KEPT_BASES])) if (mine(`${TEMPLATES}/${KEPT_BASES}/${f}`)) paths.push(`${TEMPLATES}/${KEPT_BASES}/${f}`);
-  for (const f of names(fs, [PROPOSALS])) if (mine(`${PROPOSALS}/${f}`)) paths.push(`${PROPOSALS}/${f}`);
+  for (const top of [PROPOSALS, LAUNCHES]) for (const f of names(fs, [top])) if (mine(`${top}/${f}`)) paths.push(`${top}/${f}`);
   for (const r of names(fs, [ROLES])) if (isRoleName(r)) paths.push(...rolePaths(r));
   const snap = readPaths(fs, paths);
   for (const [p, b] of snap) if (b === null) snap.delete(p);
