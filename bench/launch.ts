@@ -5,8 +5,18 @@
  * serialization count) and in the format layer alone. The goal is the
  * route under 20 ms; the ratio is against validating quick-fix once,
  * measured in the same run, so a slow machine shows as slow in both.
+ *
+ * Launch drafts (docs/api.md, Launches): a draft of quick-fix with 100
+ * tickets through `POST /launches` (its record written and committed), ÷
+ * validating quick-fix once, goal ≤ 5; and 200 conductors waiting over real
+ * HTTP (`?wait=55`, the most a wait may be) on 200 drafts: the CPU of the
+ * idle service while they wait (goal ≤ 1 % of a core), then all 200
+ * decided, every waiter answered, and the slowest answer after its own
+ * decision (goal ≤ 100 ms).
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,6 +27,31 @@ import { validateTemplate } from '../src/template/validate.js';
 import { type BenchRow, median } from './table.js';
 
 const GOAL_MS = 20;
+const DRAFT_GOAL_RATIO = 5;
+const WAITERS = 200;
+const WAIT_GOAL_MS = 100;
+const IDLE_GOAL_PCT = 1;
+const IDLE_WINDOW_S = Number(process.env.BENCH_WAIT_IDLE_S ?? 10);
+
+/** CPU of this process (user + system), in ms. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** A GET held open until it answers; resolves with when it did (performance.now()) and the status it carried. */
+function waitOver(url: string): Promise<{ at: number; status: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        text += c;
+      });
+      res.on('end', () => resolve({ at: performance.now(), status: (JSON.parse(text) as { status: string }).status }));
+    }).on('error', reject);
+  });
+}
 
 /** The folder holding harness/: up from this file (dist/bench when compiled), else the working directory. */
 function projectRoot(): string {
@@ -70,7 +105,9 @@ export async function bench(): Promise<BenchRow[]> {
     const base = await samples(200, validate);
     const route = await samples(100, inject);
     const pure = await samples(200, fold);
+    const drafts = await draftFigures(harnessDir, tickets, base);
     return [
+      ...drafts,
       {
         name: 'launch preview quick-fix, 100 tickets, via the route (÷ validate quick-fix once)',
         value: route,
@@ -88,6 +125,80 @@ export async function bench(): Promise<BenchRow[]> {
         baseline: base,
         baselineName: 'validate quick-fix',
         ratio: pure / base,
+      },
+    ];
+  } finally {
+    await app.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The launch draft figures (above), on an app of their own that listens, so waits are real sockets. */
+async function draftFigures(harnessDir: string, tickets: string[], base: number): Promise<BenchRow[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'desk-bench-drafts-'));
+  const app = await buildApp({ libraryOptions: { root: join(dir, 'root'), harnessDir }, web: false, launches: { maxPending: 100_000 } });
+  try {
+    const draft = async (inputs: Record<string, unknown>, template = 'quick-fix'): Promise<string> => {
+      const r = await app.inject({ method: 'POST', url: '/api/desk/launches', payload: { template, inputs } });
+      if (r.statusCode !== 201) throw new Error(`a draft answered ${r.statusCode}`);
+      return (r.json() as { id: string }).id;
+    };
+    for (let i = 0; i < 10; i++) await draft({ tickets });
+    const drafted = await samples(50, () => draft({ tickets }));
+
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const ids: string[] = [];
+    for (let i = 0; i < WAITERS; i++) ids.push(await draft({ tickets: [`DESK-${i}`] }));
+    const answers = ids.map((id) => waitOver(`http://127.0.0.1:${port}/api/desk/launches/${id}?wait=55`));
+    // every wait registered (each has read its draft once), then the service left alone
+    await new Promise((r) => setTimeout(r, 2000));
+    (globalThis as { gc?: () => void }).gc?.();
+    const c0 = cpuMs();
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, IDLE_WINDOW_S * 1000));
+    const idlePct = ((cpuMs() - c0) / (performance.now() - t0)) * 100;
+
+    const decidedAt = new Map<string, number>();
+    for (const id of ids) {
+      const r = await app.inject({ method: 'POST', url: `/api/desk/launches/${id}/approve` });
+      if (r.statusCode !== 200) throw new Error(`an approve answered ${r.statusCode}`);
+      decidedAt.set(id, performance.now());
+    }
+    const heard = await Promise.all(answers);
+    const approved = heard.filter((h) => h.status === 'approved').length;
+    const slowest = Math.max(...heard.map((h, i) => h.at - decidedAt.get(ids[i]!)!));
+    return [
+      {
+        name: 'draft quick-fix, 100 tickets, via POST /launches (÷ validate quick-fix once)',
+        value: drafted,
+        unit: 'ms',
+        baseline: base,
+        baselineName: 'validate quick-fix',
+        ratio: drafted / base,
+        goal: `≤ ${DRAFT_GOAL_RATIO}`,
+        ok: drafted / base <= DRAFT_GOAL_RATIO,
+      },
+      {
+        name: `${WAITERS} conductors waiting (?wait=55) on ${WAITERS} drafts, idle service, % of a core over ${IDLE_WINDOW_S} s`,
+        value: idlePct,
+        unit: '%',
+        goal: `≤ ${IDLE_GOAL_PCT} %`,
+        ok: idlePct <= IDLE_GOAL_PCT,
+      },
+      {
+        name: `all ${WAITERS} decided: waiters answered approved (of ${WAITERS})`,
+        value: approved,
+        unit: '',
+        goal: `${WAITERS}`,
+        ok: approved === WAITERS,
+      },
+      {
+        name: 'the slowest wait answered after its decision',
+        value: slowest,
+        unit: 'ms',
+        goal: `≤ ${WAIT_GOAL_MS} ms`,
+        ok: slowest <= WAIT_GOAL_MS,
       },
     ];
   } finally {

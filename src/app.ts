@@ -14,12 +14,14 @@ import { catalogueRoutes } from './http/routes/catalogue.js';
 import { compareRoutes } from './http/routes/compare.js';
 import { historyRoutes } from './http/routes/history.js';
 import { launchRoutes } from './http/routes/launch.js';
+import { type LaunchOptions, launchRoutes as launchDraftRoutes } from './http/routes/launches.js';
 import { metaRoutes } from './http/routes/meta.js';
 import { type ProposalOptions, proposalRoutes } from './http/routes/proposals.js';
 import { roleRoutes } from './http/routes/roles.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { syncRoutes } from './http/routes/sync.js';
 import { templateRoutes } from './http/routes/templates.js';
+import { upgradeRoutes } from './http/routes/upgrade.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { type LibraryOptions, openLibrary } from './library/library.js';
 import type { Library } from './library/types.js';
@@ -56,6 +58,8 @@ export interface AppOptions {
   sync?: Omit<SyncOptions, 'logger'>;
   /** decided proposals kept and creates per client an hour (DESK_DECIDED_KEEP, DESK_PROPOSALS_PER_HOUR); defaults in routes/proposals.ts */
   proposals?: ProposalOptions;
+  /** decided launch drafts kept and how many may wait (DESK_DECIDED_KEEP); defaults in routes/launches.ts */
+  launches?: LaunchOptions;
 }
 
 declare module 'fastify' {
@@ -153,8 +157,10 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
       await api.register(metaRoutes, opts);
       await api.register(catalogueRoutes, opts);
       await api.register(proposalRoutes, { ...opts, ...options.proposals });
+      await api.register(launchDraftRoutes, { ...opts, ...(options.proposals?.decidedKeep !== undefined ? { decidedKeep: options.proposals.decidedKeep } : {}), ...options.launches });
       await api.register(eventRoutes, { ...opts, streams });
       await api.register(syncRoutes, { ...opts, sync });
+      await api.register(upgradeRoutes, opts);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

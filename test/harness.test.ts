@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { isTool } from '../src/template/catalog/tools.js';
 import { canonicalJson, canonicalRoleMd } from '../src/library/roles/canonical.js';
+import { buildCard } from '../src/template/card.js';
 import { validateTemplate } from '../src/template/validate.js';
 import { shippedKits } from './fixtures/templates/helpers.js';
 
@@ -102,6 +103,22 @@ describe('shipped templates', () => {
       const intoGates = t.cords.filter((c) => gates.includes(c.to.split('.')[0] ?? ''));
       expect(intoGates.map((c) => c.from)).toEqual([`${citations}.passed`]);
     }
+  });
+
+  it('research pins its first researcher to claude and its second to grok, and the card shows both', () => {
+    for (const name of ['research', 'research-brief']) {
+      const card = buildCard(source(name), { name }, catalogue);
+      const researchers = card.nodes.filter((n) => n.role === 'researcher').map((n) => `${n.id}:${n.model}`);
+      expect(researchers).toEqual(['research:claude', 'grok:grok']);
+    }
+  });
+
+  it('write has its draft critiqued by a model pinned other than the drafter, as the card shows', () => {
+    const card = buildCard(source('write'), { name: 'write' }, catalogue);
+    const model = (id: string) => card.nodes.find((n) => n.id === id)?.model;
+    expect(model('draft')).toBe('claude');
+    expect(model('revise')).toBe('claude');
+    expect(model('critique')).toBe('grok');
   });
 
   it('quick-fix has no planner and no model review', () => {

@@ -92,12 +92,23 @@ describe('POST /templates/:name/launch-preview', () => {
     ]);
   });
 
-  test('a value reading {{inputs.…}} is folded literally and warned', async () => {
-    const r = await preview('quick-fix', { inputs: { tickets: ['{{inputs.tickets}}'] } });
+  test('a value bringing a placeholder into a prompt is refused by the guard: not ok, no runs', async () => {
+    const r = await preview('quick-fix', { inputs: { tickets: ['T-1', '{{inputs.tickets}}'] } });
     const body = r.json();
-    expect(body.ok).toBe(true);
-    expect(body.problems.map((p: { code: string; path: string }) => `${p.code} ${p.path}`)).toEqual(['input.looks_like_reference /inputs/tickets/0']);
-    expect(body.runs[0].nodes.find((n: { id: string }) => n.id === 'work').prompt).toMatch(/^Fix \{\{inputs\.tickets\}\} with/);
+    expect(r.statusCode).toBe(200);
+    expect(body.ok).toBe(false);
+    expect(body.runs).toEqual([]);
+    expect(new Set(body.problems.map((p: { code: string; path: string }) => `${p.code} ${p.path}`))).toEqual(new Set(['input.introduces_machinery /inputs/tickets/1']));
+  });
+
+  test('each node says its pinned model, whether it may not run, and the holes its prompt keeps', async () => {
+    const body = (await preview('research', { inputs: { question: 'why?' } })).json();
+    const nodes = body.runs[0].nodes as { id: string; model: string | null; on_path: string | null; holes: string[]; prompt: string | null }[];
+    const byId = (id: string) => nodes.find((n) => n.id === id)!;
+    expect([byId('research').model, byId('grok').model, byId('grok').on_path, byId('research').on_path]).toEqual(['claude', 'grok', 'grok', null]);
+    // `sources` is optional with no default: its placeholder stays in the text, and is marked
+    expect(byId('frame').holes).toEqual(['sources']);
+    expect(byId('frame').prompt).toContain('{{inputs.sources}}');
   });
 
   test('batch launches its tickets together: one run', async () => {

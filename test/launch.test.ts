@@ -24,11 +24,12 @@ describe('input checks, one trigger and one near miss per code', () => {
     ['input.type', '/inputs/notes/1', { ...ok, notes: ['a', { b: 1 }] }, { ...ok, notes: ['a', 1, true] }],
     ['input.type', '/inputs/budget', { ...ok, budget: Number.POSITIVE_INFINITY }, { ...ok, budget: 1e300 }],
     ['input.one_of', '/inputs/goal', { goal: 'Fix' }, { goal: 'explain' }],
-    ['input.looks_like_reference', '/inputs/goal', { goal: 'fix' }, ok],
-    ['input.looks_like_reference', '/inputs/notes/0', { ...ok, notes: ['{{ run.id }}'] }, { ...ok, notes: ['{ {x} }', '}}{{'] }],
+    ['input.introduces_machinery', '/inputs/goal', { goal: 'fix' }, ok],
+    ['input.introduces_machinery', '/inputs/notes', { ...ok, notes: ['{{ run.id }}'] }, { ...ok, notes: ['{ {x} }', '}} {{'] }],
+    ['input.introduces_machinery', '/inputs/notes', { ...ok, notes: [':::warning'] }, { ...ok, notes: [':: a :', 'b::'] }],
   ])('%s at %s', (code, path, trigger, near) => {
-    // the one_of'd goal cannot carry braces: the reference case goes through notes or a free string
-    if (code === 'input.looks_like_reference' && path === '/inputs/goal') {
+    // the one_of'd goal cannot carry braces: the machinery case goes through notes or a free string
+    if (code === 'input.introduces_machinery' && path === '/inputs/goal') {
       const free = modelOf(kinds().replace(', one_of: [fix, explain]', ''));
       expect(found({ goal: 'x {{inputs.notes}} y' }, free)).toContain(`${code} ${path}`);
       expect(found({ goal: 'x {inputs.notes} y' }, free).filter((p) => p.startsWith(code))).toEqual([]);
@@ -76,7 +77,7 @@ describe('input checks, one trigger and one near miss per code', () => {
   });
 
   test('the launch codes are the ones listed', () => {
-    const seen = new Set(['input.unknown', 'input.missing', 'input.type', 'input.one_of', 'input.looks_like_reference', 'input.too_many_runs', 'input.runs_conflict', 'input.too_large']);
+    const seen = new Set(['input.unknown', 'input.missing', 'input.type', 'input.one_of', 'input.introduces_machinery', 'input.too_many_runs', 'input.runs_conflict', 'input.too_large']);
     expect(new Set(LAUNCH_CODES)).toEqual(seen);
   });
 
@@ -87,13 +88,19 @@ describe('input checks, one trigger and one near miss per code', () => {
 });
 
 describe('defaults and folding', () => {
-  test('defaults fill what is absent; an absent optional input folds as empty text', () => {
+  test('defaults fill what is absent; an absent optional input keeps its hole, marked', () => {
     const r = preview({ goal: 'fix', count: 3 });
     expect(r.ok).toBe(true);
     expect(r.runs).toHaveLength(1);
     expect(r.runs[0]?.inputs).toEqual({ goal: 'fix', budget: 1.5, count: 3, dry: false });
-    // spaces inside the braces fold too; a placeholder of another kind stays
-    expect(workPrompt(r)).toBe('goal=fix budget=1.5 count=3 dry=false notes= run={{run.id}}');
+    // spaces inside the braces fold too; a placeholder of another kind stays; `notes` has no value: its hole stays
+    expect(workPrompt(r)).toBe('goal=fix budget=1.5 count=3 dry=false notes={{inputs.notes}} run={{run.id}}');
+    expect(r.runs[0]?.nodes.find((n) => n.id === 'work')?.holes).toEqual(['notes']);
+    expect(r.runs[0]?.nodes.find((n) => n.id === 'gate')?.holes).toEqual([]);
+    // given, even empty, it is no hole
+    const given = preview({ goal: 'fix', count: 3, notes: [] });
+    expect(workPrompt(given)).toContain('notes= run=');
+    expect(given.runs[0]?.nodes.find((n) => n.id === 'work')?.holes).toEqual([]);
     expect(r.runs[0]?.nodes.find((n) => n.id === 'gate')?.prompt).toBe('approve fix?');
     expect(r.runs[0]?.nodes.find((n) => n.id === 'checks')?.prompt).toBeNull();
   });
@@ -102,21 +109,52 @@ describe('defaults and folding', () => {
     expect(workPrompt(preview({ goal: 'fix', notes: ['a', 2, true] }))).toContain('notes=a\n2\ntrue run=');
   });
 
-  test('a value reading {{inputs.other}} stays literal and warns', () => {
-    const free = modelOf(kinds().replace(', one_of: [fix, explain]', ''));
-    const r = preview({ goal: '{{inputs.notes}}', notes: ['SECRET'] }, free);
-    expect(r.ok).toBe(true);
-    expect(workPrompt(r)).toContain('goal={{inputs.notes}} budget=');
-    expect(r.problems.map((p) => `${p.code} ${p.path} ${p.severity}`)).toEqual(['input.looks_like_reference /inputs/goal warning']);
+  const FREE = modelOf(kinds().replace(', one_of: [fix, explain]', ''));
+  /** the guard's problems, one line per path (a problem is per input and node) */
+  const guard = (r: ReturnType<typeof preview>) => [...new Set(r.problems.filter((p) => p.code === 'input.introduces_machinery').map((p) => `${p.path} ${p.severity}`))];
+
+  test('a value reading {{inputs.other}} is refused: no runs, an error at the input', () => {
+    const r = preview({ goal: '{{inputs.notes}}', notes: ['SECRET'] }, FREE);
+    expect(r.ok).toBe(false);
+    expect(r.runs).toEqual([]);
+    expect(guard(r)).toEqual(['/inputs/goal error']);
   });
 
-  test("a value that forms a reference with the prompt's own braces warns", () => {
+  test('a value repeating a placeholder the template already has is refused too (counted, not looked up)', () => {
+    expect(guard(preview({ goal: 'see {{run.id}}' }, FREE))).toEqual(['/inputs/goal error']);
+  });
+
+  test('one problem per input and node: the work prompt and the gate both fold goal', () => {
+    const r = preview({ goal: '{{run.secret}}' }, FREE);
+    expect(r.problems.filter((p) => p.code === 'input.introduces_machinery')).toHaveLength(2);
+  });
+
+  test("a value that forms a placeholder with the prompt's own braces is refused", () => {
     const source = kinds()
       .replace(', one_of: [fix, explain]', '')
       .replace('prompt: "goal={{inputs.goal}}', 'prompt: "goal={{{{inputs.goal}}}}');
-    const r = preview({ goal: 'inputs.notes', notes: ['SECRET'] }, modelOf(source));
-    expect(workPrompt(r)).toContain('goal={{inputs.notes}} budget=');
-    expect(r.problems.map((p) => `${p.code} ${p.path}`)).toEqual(['input.looks_like_reference /inputs/goal']);
+    expect(guard(preview({ goal: 'inputs.notes', notes: ['SECRET'] }, modelOf(source)))).toEqual(['/inputs/goal error']);
+  });
+
+  test("a value that makes a fence with the prompt's own colons is refused; beside them, it is not", () => {
+    const source = kinds()
+      .replace(', one_of: [fix, explain]', '')
+      .replace('prompt: "goal={{inputs.goal}}', 'prompt: "goal=::{{inputs.goal}}');
+    const m = modelOf(source);
+    expect(guard(preview({ goal: ':note' }, m))).toEqual(['/inputs/goal error']);
+    expect(guard(preview({ goal: ' :note' }, m))).toEqual([]);
+  });
+
+  test('a ticket fanned out names the item of its run', () => {
+    const r = preview({ tickets: ['T-1', 'T-2 {{run.secret}}'] }, shippedModel('quick-fix'));
+    expect(r.ok).toBe(false);
+    expect(guard(r)).toEqual(['/inputs/tickets/1 error']);
+  });
+
+  test('braces and colons that form nothing are data, folded as they are', () => {
+    const r = preview({ goal: 'a { b } :: c }} {{', notes: ['x: y'] }, FREE);
+    expect(r.ok).toBe(true);
+    expect(workPrompt(r)).toContain('goal=a { b } :: c }} {{ budget=');
   });
 
   test('each node carries what it can touch, as the card shows it', () => {

@@ -31,6 +31,19 @@ export const ProposalEventSchema = Type.Object(
 );
 export type ProposalEvent = Static<typeof ProposalEventSchema>;
 
+/** A launch was drafted or decided (approved, dismissed, withdrawn). `etag` is the template version it is on; `note` the dismissal's. */
+export const LaunchEventSchema = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.String({ description: 'pending, approved, dismissed or withdrawn' }),
+    template: Type.String(),
+    etag: Type.String(),
+    note: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export type LaunchEvent = Static<typeof LaunchEventSchema>;
+
 /**
  * A sync round merged the remote's changes: one event for the whole round,
  * however many names it wrote (a round may bring thousands). The page reads
@@ -52,6 +65,21 @@ export const LibrarySyncedSchema = Type.Object(
 );
 export type LibrarySynced = Static<typeof LibrarySyncedSchema>;
 
+/**
+ * An upgrade moved copies onto today's shipped templates and roles
+ * (docs/operations.md, Upgrading): one event for the whole upgrade, however
+ * many copies it wrote. The page reads its lists and the plan again.
+ */
+export const LibraryUpgradedSchema = Type.Object(
+  {
+    applied: Type.Integer({ minimum: 0, description: 'copies upgraded' }),
+    skipped: Type.Integer({ minimum: 0, description: 'copies asked for (or in the plan) that were left as they are' }),
+    names: Type.Array(Type.String(), { maxItems: 100, description: 'the first 100 upgraded, as `template:<name>` or `role:<name>`' }),
+  },
+  { additionalProperties: false },
+);
+export type LibraryUpgraded = Static<typeof LibraryUpgradedSchema>;
+
 /** The stream's first event, and the answer to a Last-Event-ID the server cannot replay from. */
 export const StreamNoticeSchema = Type.Object({ id: Type.String() }, { additionalProperties: false });
 export type StreamNotice = Static<typeof StreamNoticeSchema>;
@@ -62,7 +90,10 @@ export interface DeskEventMap {
   'role.changed': EntryChanged;
   'proposal.created': ProposalEvent;
   'proposal.decided': ProposalEvent;
+  'launch.drafted': LaunchEvent;
+  'launch.decided': LaunchEvent;
   'library.synced': LibrarySynced;
+  'library.upgraded': LibraryUpgraded;
 }
 export type DeskEventType = keyof DeskEventMap;
 

@@ -26,12 +26,19 @@ export const LaunchNodeSchema = Type.Object(
     id: Type.String(),
     type: Type.String(),
     role: Str,
+    model: Type.Union([Type.String(), Type.Null()], { description: 'the model the node is pinned to; null when presets fill it' }),
     profile: Str,
     builtin: Str,
     tool: Str,
+    on_path: Type.Union([Type.String(), Type.Null()], {
+      description: 'the command that must be on PATH for the node to run (`when: {on_path}`): the node may not run; null: it runs',
+    }),
     touches: Type.Array(Type.String(), { description: "what the node can touch, as the card shows it: its profile's, then its role kit's; or its tool id" }),
     prompt: Type.Union([Type.String(), Type.Null()], {
       description: "a model node's or human gate's prompt with the run's inputs folded in as data; null for other nodes or no prompt",
+    }),
+    holes: Type.Array(Type.String(), {
+      description: 'optional inputs with no value and no default whose `{{inputs.X}}` the prompt keeps as written, a visible hole',
     }),
   },
   { additionalProperties: false },

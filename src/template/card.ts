@@ -8,6 +8,7 @@ import type { Card, CardHeader, CardNode } from './card-types.js';
 import { diffTemplates } from './diff.js';
 import type { AgainstKind, TemplateDiff } from './diff-types.js';
 import { type Catalogue, type HeaderModel, inputRuns, type NodeModel } from './model.js';
+import { problem } from './problems.js';
 import { type Validator, validateTemplate } from './validate.js';
 
 export type { Card } from './card-types.js';
@@ -34,7 +35,14 @@ export function buildCard(
   /** the validator; a caller that keeps validations (src/library/templates/read.ts) passes a memoised one. Default: validateTemplate */
   validate: Validator = validateTemplate,
 ): Card {
-  const { template, problems, valid } = validate(source, { name: args.name, catalogue });
+  const validation = validate(source, { name: args.name, catalogue });
+  const { template } = validation;
+  let { problems, valid } = validation;
+  // the purpose the proposer gave is one line, as the header's is and as a kept proposal's must be
+  if (args.purpose !== undefined && /[\n\r]/.test(args.purpose.trim())) {
+    problems = [...problems, problem('purpose.multiline', "the proposal's purpose has a line break; make it one line", '/purpose')];
+    valid = false;
+  }
   const header = cardHeader(template?.header, template?.ticket ?? false);
   const purposeArg = args.purpose;
   let diff: TemplateDiff | null = null;

@@ -1,10 +1,15 @@
 /**
  * Folding a run's inputs into a prompt, as data (docs/format.md, Inputs at
  * launch). One pass over the template's text with the validator's own
- * placeholder parser (PLACEHOLDER in nodes.ts): each `{{inputs.X}}` is
- * replaced by X's value and the result is never scanned again, so a value
- * that itself reads `{{inputs.other}}` stays that literal text. Pure; never
- * throws.
+ * placeholder parser (PLACEHOLDER in nodes.ts): each `{{inputs.X}}` with a
+ * value is replaced by it and the result is never scanned again, so a value
+ * that itself reads `{{inputs.other}}` stays that literal text. An input
+ * with no value keeps its placeholder: the hole stays visible.
+ *
+ * The spawn-time guard (`addedMachinery`) finds the machinery a value
+ * brought into a prompt — a placeholder `{{…}}` or a directive fence `:::`
+ * it is part of — which the launch refuses (`input.introduces_machinery`).
+ * Pure; never throws.
  */
 import { PLACEHOLDER } from './nodes.js';
 
@@ -18,18 +23,13 @@ export interface FoldSpan {
 export interface Folded {
   text: string;
   spans: FoldSpan[];
-  /**
-   * Inputs whose value, once folded, forms a `{{inputs.…}}` together with
-   * the template's text around it (`{{` + `inputs.b` + `}}`). The text stays
-   * literal; the launch warns `input.looks_like_reference` on them.
-   */
-  straddles: string[];
+  /** the inputs whose placeholder was left as written, having no value (each once, in order) */
+  holes: string[];
 }
 
 /**
  * A value as prompt text: a list is one item per line; a string as it is;
- * numbers and booleans as JSON writes them; an absent optional input is
- * empty text.
+ * numbers and booleans as JSON writes them.
  */
 export function renderValue(value: unknown): string {
   if (value === undefined || value === null) return '';
@@ -39,52 +39,63 @@ export function renderValue(value: unknown): string {
   return JSON.stringify(value) ?? '';
 }
 
-/** Any `{{…}}` at all, the kind a reader could take for a placeholder of some templating. */
-const ANY_BRACES = /\{\{[\s\S]*?\}\}/;
-
-/** The value text reads like a reference (`{{inputs.x}}`, `{{ anything }}`): folded literally, but worth a warning. */
-export function looksLikeReference(text: string): boolean {
-  return text.includes('{{') && ANY_BRACES.test(text);
-}
-
 /**
  * Folds `values` (input name → text, already rendered) into `text`. A
- * placeholder naming no key of `values` is left as written: a valid
- * template names only declared inputs, and the launch gives every declared
- * input a text (empty when absent), so this is only a guard. Placeholders
- * of other kinds (`{{run.id}}`) are not the parser's and stay as they are.
+ * placeholder naming no key of `values` is left as written: an optional
+ * input with no value and no default keeps its hole (listed in `holes` when
+ * it is one of `declared`). Placeholders of other kinds (`{{run.id}}`) are
+ * not the parser's and stay as they are.
  */
-export function foldText(text: string, values: ReadonlyMap<string, string>): Folded {
-  if (!text.includes('{{')) return { text, spans: [], straddles: [] };
+export function foldText(text: string, values: ReadonlyMap<string, string>, declared?: ReadonlySet<string>): Folded {
+  if (!text.includes('{{')) return { text, spans: [], holes: [] };
   let out = '';
   let last = 0;
   const spans: FoldSpan[] = [];
+  const holes = new Set<string>();
   for (const m of text.matchAll(PLACEHOLDER)) {
     const name = m[1] ?? '';
     const value = values.get(name);
-    if (value === undefined) continue;
+    if (value === undefined) {
+      if (declared?.has(name)) holes.add(name);
+      continue;
+    }
     out += text.slice(last, m.index);
     spans.push({ start: out.length, end: out.length + value.length, input: name });
     out += value;
     last = m.index + m[0].length;
   }
   out += text.slice(last);
-  return { text: out, spans, straddles: spans.length === 0 ? [] : straddling(out, spans) };
+  return { text: out, spans, holes: [...holes] };
 }
 
 /**
- * The inputs in a placeholder of the folded text that does not lie inside
- * one value. Only read to warn: nothing is replaced again.
+ * A placeholder as a renderer would find it: `{{`, no other `{{` or `}}`,
+ * then `}}` — the innermost, so a value cannot hide one inside a wider pair
+ * (`{{ {{run.secret}}`). Linear: a scan stops at the next `{{`.
  */
-function straddling(out: string, spans: readonly FoldSpan[]): string[] {
-  if (!out.includes('{{')) return [];
-  const found = new Set<string>();
-  for (const m of out.matchAll(PLACEHOLDER)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    const inside = spans.some((s) => s.start <= start && end <= s.end);
-    if (inside) continue;
-    for (const s of spans) if (s.start < end && start < s.end) found.add(s.input);
+const ANY_PLACEHOLDER = /\{\{(?:(?!\{\{|\}\})[\s\S])*\}\}/g;
+/** A directive fence: three colons or more, counted once per run of them. */
+const FENCE = /:{3,}/g;
+
+/**
+ * The inputs whose value is part of a placeholder or a fence of the folded
+ * text, or null when none is. The template's own machinery lies wholly in
+ * its literal text, between the values, and is found there unchanged; any
+ * other a value made, alone or with the text around it — `{{run.secret}}`,
+ * a second `{{run.id}}` where the template has one, `{{` + `inputs.y` +
+ * `}}`, `::` + `:` — is one the template did not have, so the prompt holds
+ * more of it than the template's own text does.
+ */
+export function addedMachinery(folded: Folded): string[] | null {
+  const { text, spans } = folded;
+  if (spans.length === 0 || (!text.includes('{{') && !text.includes(':::'))) return null;
+  const named = new Set<string>();
+  for (const re of [ANY_PLACEHOLDER, FENCE]) {
+    for (const m of text.matchAll(re)) {
+      const end = m.index + m[0].length;
+      // an empty value strictly inside one joins the text around it into it
+      for (const s of spans) if (s.start < end && m.index < s.end) named.add(s.input);
+    }
   }
-  return [...found];
+  return named.size ? [...named] : null;
 }

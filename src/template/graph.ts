@@ -2,7 +2,8 @@
  * Rules across header, nodes and cords (docs/format.md, The header and Graph rules): roles,
  * entry and terminal, the ticket contract, unproven ticket mutation, honest
  * declarations, and — when no cap was hit — the reachability rules (land
- * behind a human gate, unreachable nodes, a path to ticket_close).
+ * behind a human gate, the capability proof before every node that may
+ * mutate tickets, unreachable nodes, a path to ticket_close).
  */
 import { isProfile, PROFILES, TICKET_MUTATION_TOUCH, WORKSPACE_WRITE_TOUCH } from './catalog/profiles.js';
 import { TICKET_WRITING_TOOLS } from './catalog/tools.js';
@@ -135,6 +136,23 @@ function reachability(w: Walk, g: GraphInput, entry: NodeRead, closesAt: YNode):
       const path: string[] = [];
       for (let id: string | undefined = n.model.id; id !== undefined; id = prev.get(id) ?? undefined) path.unshift(id);
       w.report('land.ungated', `node '${n.model.id}' lands without a human gate's approval: ${path.join(' → ')}; route it through a human_gate's approved outlet`, n.path, n.keyNode);
+    }
+  }
+
+  // the capability proof stands before what it guards: on every path from the entry, a proof's `held`
+  // outlet comes before a node that may mutate tickets (its `failed` outlet proves nothing)
+  const isProof = (id: string) => {
+    const m = nodes.byId.get(id)?.model;
+    return m?.type === 'builtin' && m.builtin === 'capability_assert' && m.args?.over === 'complete_ticket';
+  };
+  if (nodes.nodes.some((n) => isProof(n.model.id))) {
+    const unproven = bfs(entry.model.id, out, (e) => !(e.outlet === 'held' && isProof(e.from)));
+    for (const n of nodes.nodes) {
+      const why = unproven.has(n.model.id) ? mutatesTickets(n) : null;
+      if (!why) continue;
+      const path: string[] = [];
+      for (let id: string | undefined = n.model.id; id !== undefined; id = unproven.get(id) ?? undefined) path.unshift(id);
+      w.report('ticket.mutation_unproven', `node '${n.model.id}' may change tickets (${why.reason}) but a path from the entry reaches it with no capability_assert over complete_ticket held before it: ${path.join(' → ')}; put the proof on that path, before the node`, [...n.path, why.key], n.keyNode);
     }
   }
 

@@ -6,7 +6,7 @@
  * with the inputs folded in as data. Format layer: pure, no I/O, never
  * throws; the caller has checked that the template is valid.
  */
-import { foldText, looksLikeReference, renderValue } from './fold.js';
+import { addedMachinery, foldText, renderValue } from './fold.js';
 import { type InputDecl, inputRuns, type TemplateModel } from './model.js';
 import { PLACEHOLDER } from './nodes.js';
 import { type Problem, type ProblemCode, pointer, problem } from './problems.js';
@@ -28,7 +28,7 @@ export const LAUNCH_CODES = [
   'input.missing',
   'input.type',
   'input.one_of',
-  'input.looks_like_reference',
+  'input.introduces_machinery',
   'input.too_many_runs',
   'input.runs_conflict',
   'input.too_large',
@@ -41,10 +41,16 @@ export interface LaunchNode {
   profile: string | null;
   builtin: string | null;
   tool: string | null;
+  /** the model it is pinned to, or null when presets fill it */
+  model: string | null;
+  /** the command that must be on PATH for it to run (`when: {on_path}`), so it may not run; null when it always runs */
+  on_path: string | null;
   /** what the node can touch: the card's list (its profile's, then its role kit's; or its tool) */
   touches: string[];
   /** a model node's or a human gate's prompt with the run's inputs folded in; null for other nodes and for no prompt */
   prompt: string | null;
+  /** the optional inputs with no value whose `{{inputs.X}}` the prompt keeps as written */
+  holes: string[];
 }
 
 export interface LaunchRun {
@@ -68,25 +74,30 @@ export function previewLaunch(model: TemplateModel, given: Readonly<Record<strin
   const fan = fanOut(model, resolved, problems);
   if (!problems.some((p) => p.severity === 'error')) checkSize(model, resolved, fan, problems);
   if (problems.some((p) => p.severity === 'error')) return { ok: false, problems, runs: [] };
-  const straddles = new Set<string>();
   const runInputs = fan === null ? [resolved] : fan.items.map((item) => new Map(resolved).set(fan.name, [item]));
-  const runs = runInputs.map((inputs, index) => buildRun(model, inputs, index, straddles));
-  for (const name of straddles) {
-    // a value already warned for reads like a reference on its own
-    if (problems.some((p) => p.code === 'input.looks_like_reference' && inputOf(p.path) === name)) continue;
-    problems.push(problem('input.looks_like_reference', `input '${name}': its value and the prompt's braces around it read as a {{inputs.…}} reference; it is folded as literal text, check the value`, pointer(['inputs', name])));
-  }
+  const guard = new Map<string, Problem>();
+  const runs = runInputs.map((inputs, index) => buildRun(model, inputs, index, (input, node) => {
+    // the fanned-out list's item of this run, else the input
+    const path = fan?.name === input ? pointer(['inputs', input, index]) : pointer(['inputs', input]);
+    const key = `${path} ${node}`;
+    if (!guard.has(key)) {
+      guard.set(key, problem('input.introduces_machinery', `input '${input}' brings a placeholder {{…}} or a directive fence ::: into the prompt of node '${node}' that the template's own text does not hold; a value is data, so take them out of it`, path));
+    }
+  }));
+  if (guard.size) return { ok: false, problems: [...problems, ...guard.values()], runs: [] };
   return { ok: true, problems, runs };
 }
 
-function inputOf(path: string): string {
-  return path.split('/')[2] ?? '';
+/** The inputs as a launch carries them: checked, defaults filled, the ones that do not check left out. */
+export function checkedInputs(model: TemplateModel, given: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(resolveInputs(model.header.inputs, given, []));
 }
 
 /**
  * Checks `given` against the declarations and fills defaults. An unknown
  * name, a missing required input, a value of the wrong type or outside
- * `one_of` is an error; a value that reads like a reference is a warning.
+ * `one_of` is an error. A value's text is judged once folded (the guard in
+ * buildRun), where what surrounds it is known.
  */
 function resolveInputs(decls: readonly InputDecl[], given: Readonly<Record<string, unknown>>, problems: Problem[]): Map<string, unknown> {
   const byName = new Map(decls.map((d) => [d.name, d]));
@@ -108,12 +119,6 @@ function resolveInputs(decls: readonly InputDecl[], given: Readonly<Record<strin
     if (d.one_of && !d.one_of.some((v) => sameValue(v, value))) {
       problems.push(problem('input.one_of', `input '${d.name}' must be one of ${d.one_of.map((v) => JSON.stringify(v)).join(', ')}; pick one`, pointer(path)));
       continue;
-    }
-    const texts = Array.isArray(value) ? value.map((v, i) => [renderValue(v), [...path, i]] as const) : [[renderValue(value), path] as const];
-    for (const [text, at] of texts) {
-      if (looksLikeReference(text)) {
-        problems.push(problem('input.looks_like_reference', `input '${d.name}': the value contains {{…}}, which is folded as literal text and never replaced; check that it is meant`, pointer(at)));
-      }
     }
     resolved.set(d.name, value);
   }
@@ -209,7 +214,8 @@ function checkSize(model: TemplateModel, resolved: ReadonlyMap<string, unknown>,
     for (const m of raw.matchAll(PLACEHOLDER)) {
       const name = m[1] ?? '';
       uses.set(name, (uses.get(name) ?? 0) + 1);
-      literal -= m[0].length;
+      // a placeholder with no value stays as written (a hole), so its text counts
+      if (resolved.has(name)) literal -= m[0].length;
     }
   }
   const runs = fan === null ? 1 : fan.items.length;
@@ -226,26 +232,38 @@ function checkSize(model: TemplateModel, resolved: ReadonlyMap<string, unknown>,
   problems.push(problem('input.too_large', `the folded prompts would hold ${total} characters, over the ${MAX_FOLDED_CHARS} a preview folds; shorten input '${worst}' or launch fewer runs at once`, pointer(['inputs', worst])));
 }
 
-function buildRun(model: TemplateModel, inputs: ReadonlyMap<string, unknown>, index: number, straddles: Set<string>): LaunchRun {
-  // every declared input has a text, an absent optional one empty
-  const texts = new Map(model.header.inputs.map((d) => [d.name, renderValue(inputs.get(d.name))]));
+/**
+ * One run's nodes with their prompts folded. Only inputs with a value fold:
+ * an optional one with none keeps its `{{inputs.X}}` in the text, a hole the
+ * run shows (`holes`), never an empty string that reads as if it were said.
+ * Every folded prompt passes the guard: `refuse` hears each input that
+ * brought machinery into a node's prompt.
+ */
+function buildRun(model: TemplateModel, inputs: ReadonlyMap<string, unknown>, index: number, refuse: (input: string, node: string) => void): LaunchRun {
+  const texts = new Map([...inputs].map(([name, v]) => [name, renderValue(v)]));
+  const declared = new Set(model.header.inputs.map((d) => d.name));
   const nodes = model.nodes.map((n): LaunchNode => {
     const raw = rawPrompt(n);
     let prompt: string | null = null;
+    let holes: string[] = [];
     if (raw !== undefined) {
-      const f = foldText(raw, texts);
+      const f = foldText(raw, texts, declared);
       prompt = f.text;
-      for (const s of f.straddles) straddles.add(s);
+      holes = f.holes;
+      for (const input of addedMachinery(f) ?? []) refuse(input, n.id);
     }
     return {
       id: n.id,
       type: n.type,
       role: n.role ?? null,
+      model: n.model ?? null,
       profile: n.profile ?? null,
       builtin: n.builtin ?? null,
       tool: n.tool ?? null,
+      on_path: n.when?.on_path ?? null,
       touches: [...n.touches],
       prompt,
+      holes,
     };
   });
   return { index, inputs: Object.fromEntries(inputs), nodes };

@@ -76,10 +76,11 @@ export const PROBLEM_CODES = {
   'input.missing': { severity: 'error', summary: 'a required launch input with no value and no default (or an empty required list)' },
   'input.type': { severity: 'error', summary: 'a launch input value, or a list item, of the wrong type' },
   'input.one_of': { severity: 'error', summary: 'a launch input value not among its one_of values' },
-  'input.looks_like_reference': { severity: 'warning', summary: 'a launch input value that reads like a {{…}} reference; it is folded as literal text' },
+  'input.introduces_machinery': { severity: 'error', summary: 'a launch input value that brings a placeholder {{…}} or a directive fence ::: into a folded prompt' },
   'input.too_many_runs': { severity: 'error', summary: 'a list that launches one run per item has more items than the run cap' },
   'input.runs_conflict': { severity: 'error', summary: 'two list inputs both launch one run per item' },
   'input.too_large': { severity: 'error', summary: 'the folded prompts of a launch preview would be over the size cap' },
+  'note.invalid': { severity: 'error', summary: 'a save note that is not one line of at most 200 characters' },
   'file.unreadable': { severity: 'error', summary: 'a library file that cannot be read: a symbolic link (never followed), not a regular file, or an I/O error' },
 } as const satisfies Record<string, { severity: 'error' | 'warning'; summary: string }>;
 

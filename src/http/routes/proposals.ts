@@ -12,6 +12,7 @@ import { proposalCard } from '../../library/proposals/card.js';
 import { createRate, DEFAULT_PROPOSALS_PER_HOUR } from '../../library/proposals/rate-limit.js';
 import { summaryOf, type ProposalRecord } from '../../library/proposals/record.js';
 import { openProposalStore } from '../../library/proposals/store.js';
+import { openWaiters, readWhenDecided } from '../../library/proposals/waiters.js';
 import type { Library } from '../../library/types.js';
 import {
   ProposalAnswerSchema,
@@ -22,6 +23,7 @@ import {
   ProposalListSchema,
   ProposalSaveSchema,
 } from '../../schema/proposals.js';
+import { WaitQuery } from '../../schema/launches.js';
 import { precondition } from '../answers.js';
 import { errorResponses } from '../schemas.js';
 
@@ -42,11 +44,29 @@ export interface ProposalOptions {
   now?: () => number;
 }
 
+/**
+ * POST /proposals/:id/save: the schema's name, and `source`, the proposal as
+ * the operator edited it, saved instead (validated like any save; the
+ * decision's note says it was edited).
+ */
+const ProposalSaveBody = Type.Object(
+  {
+    ...ProposalSaveSchema.properties,
+    source: Type.Optional(Type.String({ description: 'the text to save instead of the proposal’s own: the operator’s edit of it, validated like any save' })),
+  },
+  { additionalProperties: false, description: ProposalSaveSchema.description },
+);
+
 export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & ProposalOptions> = async (app, o) => {
   const { library } = o;
+  // requests waiting for a decision (`?wait=N`), settled by it (proposals/waiters.ts)
+  const waiters = openWaiters();
   const store = openProposalStore({
     library,
     logger: app.log.child({ component: 'proposals' }),
+    onChange: (kind, p) => {
+      if (kind === 'decided') waiters.wake(p.id);
+    },
     ...(o.decidedKeep !== undefined ? { decidedKeep: o.decidedKeep } : {}),
     ...(o.now ? { now: o.now } : {}),
   });
@@ -54,6 +74,8 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
   const rate = createRate({ perHour: o.perHour ?? DEFAULT_PROPOSALS_PER_HOUR, ...(o.now ? { now: o.now } : {}) });
   // read proposals/ and finish an interrupted save at the start, before any template changes
   app.addHook('onReady', () => store.ready());
+  // before the server waits for open requests: every waiter answers now, with the proposal as it is
+  app.addHook('preClose', async () => waiters.close());
   app.addHook('onClose', async () => store.close());
 
   const answer = async (r: ProposalRecord) => {
@@ -108,13 +130,21 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
     '/proposals/:id',
     {
       schema: {
-        summary: 'One proposal with its card against the library as it is now',
+        summary: 'One proposal with its card against the library as it is now; `?wait=N` waits up to N seconds for a decision while pending',
         tags: ['proposals'],
         params: IdParams,
+        querystring: WaitQuery,
         response: { 200: ProposalAnswerSchema, ...errorResponses },
       },
     },
-    async (req) => answer(await known(req.params.id)),
+    async (req, reply) => {
+      const { id } = req.params;
+      if (!req.query.wait) return answer(await known(id));
+      const ac = new AbortController();
+      // the client went away: its wait ends (a response's `close` before the answer is its connection's)
+      reply.raw.once('close', () => ac.abort());
+      return answer(await readWhenDecided(waiters, id, Number(req.query.wait) * 1000, ac.signal, () => known(id)));
+    },
   );
 
   app.post(
@@ -125,7 +155,7 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
         tags: ['proposals'],
         params: IdParams,
         headers: SaveHeaders,
-        body: ProposalSaveSchema,
+        body: ProposalSaveBody,
         response: { 200: ProposalAnswerSchema, ...errorResponses },
       },
       // the body is optional: none is `{}`
@@ -136,6 +166,7 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
     async (req) => {
       const r = await store.save(req.params.id, {
         ...(req.body.name ? { name: req.body.name } : {}),
+        ...(req.body.source !== undefined ? { source: req.body.source } : {}),
         ifMatch: precondition(req.headers['if-match']),
         ifNoneMatch: precondition(req.headers['if-none-match']),
         who: req.ip,

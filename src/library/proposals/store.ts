@@ -34,7 +34,16 @@ export interface ProposalStoreOptions {
   onChange?: (kind: ProposalChange, p: ProposalSummary) => void;
 }
 
-export type ProposalSaveOptions = Pick<WriteOptions, 'ifMatch' | 'ifNoneMatch' | 'who'> & { name?: string };
+/**
+ * A proposal's save: under its name or `name`; `source`, the text as the
+ * operator edited it (the settings page's editor), saved instead of the
+ * proposal's own, validated like any save. The decision then says the
+ * operator edited it (EDITED_NOTE), so the conductor is told.
+ */
+export type ProposalSaveOptions = Pick<WriteOptions, 'ifMatch' | 'ifNoneMatch' | 'who'> & { name?: string; source?: string };
+
+/** The note a proposal saved with the operator's edits is decided with (docs/api.md, Proposals). */
+export const EDITED_NOTE = 'saved with the operator’s edits';
 
 export interface ProposalStore {
   create(p: ProposalCreate): Promise<ProposalRecord>;
@@ -307,7 +316,9 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
         const rec = await undecided(id);
         // under another name, the header's name follows (else the save's validator refuses it: name.mismatch)
         const name = opts.name ?? rec.name;
-        const bytes = name === rec.name ? rec.source : (withHeaderName(rec.source, name) ?? rec.source);
+        const text = opts.source ?? rec.source;
+        const edited = text !== rec.source;
+        const bytes = name === rec.name ? text : (withHeaderName(text, name) ?? text);
         const at = iso();
         // the intent, so a crash from here on is finished right at the next start (above)
         await write({ ...rec, saving: { name, etag: etagOf(sha256Hex(bytes)), at } });
@@ -321,7 +332,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
           throw e;
         }
         // the record written saved
-        const done: ProposalRecord = { ...rec, status: 'saved', decided_at: at, saved_as: name, etag, saving: null };
+        const done: ProposalRecord = { ...rec, status: 'saved', decided_at: at, saved_as: name, etag, saving: null, ...(edited ? { note: EDITED_NOTE } : {}) };
         try {
           await write(done);
         } catch (e) {

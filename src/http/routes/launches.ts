@@ -1,0 +1,180 @@
+/**
+ * Launch drafts (docs/api.md, Launches): a conductor drafts a launch of a
+ * template, the operator approves or dismisses it (or the conductor
+ * withdraws it), and the conductor hears the decision — from the events
+ * stream, or with plain HTTP by `GET …/launches/:id?wait=N`. The desk starts
+ * nothing: `approved` and its runs are what the conductor reads. Thin: the
+ * store (src/library/launches/store.ts) keeps, previews and decides them.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { DeskError } from '../../errors.js';
+import { isRefusal, type LaunchView, openLaunchStore } from '../../library/launches/store.js';
+import type { Library } from '../../library/types.js';
+import {
+  LaunchAnswerSchema,
+  LaunchCreateSchema,
+  LaunchDismissSchema,
+  LaunchId,
+  LaunchListQuery,
+  LaunchListSchema,
+  LaunchRefusalSchema,
+  WaitQuery,
+} from '../../schema/launches.js';
+import { precondition } from '../answers.js';
+import { errorResponses } from '../schemas.js';
+
+const IdParams = Type.Object({ id: LaunchId });
+
+/** The bounds on drafts (docs/api.md, Launches), as proposals have them. */
+export interface LaunchOptions {
+  /** decided drafts kept in `launches/`; default 1000 (DESK_DECIDED_KEEP) */
+  decidedKeep?: number;
+  /** drafts that may wait for a decision at once; default 500 */
+  maxPending?: number;
+  /** clock in ms; default Date.now */
+  now?: () => number;
+}
+
+/** A draft as answered. */
+export function launchAnswer({ rec, preview, current }: LaunchView) {
+  return {
+    id: rec.id,
+    status: rec.status,
+    template: rec.template,
+    etag: rec.etag,
+    from: rec.from,
+    note: rec.note,
+    decision_note: rec.decision_note,
+    created_at: rec.created_at,
+    decided_at: rec.decided_at,
+    inputs: rec.inputs,
+    preview,
+    runs: rec.status === 'approved' ? preview.runs : null,
+    current_etag: current,
+    changed: rec.status === 'pending' && current !== rec.etag,
+  };
+}
+
+/** The client went away: a wait on its behalf ends. */
+function closedSignal(reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  // a response's `close` comes once it is sent or its connection ended; only the second matters before the answer
+  reply.raw.once('close', () => ac.abort());
+  return ac.signal;
+}
+
+export const launchRoutes: FastifyPluginAsyncTypebox<{ library: Library } & LaunchOptions> = async (app, o) => {
+  const store = openLaunchStore({
+    library: o.library,
+    logger: app.log.child({ component: 'launches' }),
+    ...(o.decidedKeep !== undefined ? { decidedKeep: o.decidedKeep } : {}),
+    ...(o.maxPending !== undefined ? { maxPending: o.maxPending } : {}),
+    ...(o.now ? { now: o.now } : {}),
+  });
+  app.addHook('onReady', () => store.ready());
+  // before the server waits for open requests: every waiter answers now, with the draft as it is
+  app.addHook('preClose', async () => store.stopWaiting());
+  app.addHook('onClose', async () => store.close());
+
+  const notFound = (id: string) => new DeskError('not_found', `no launch draft ${id}`);
+
+  app.post(
+    '/launches',
+    {
+      schema: {
+        summary: 'Draft a launch of a template for the operator to approve; inputs that do not check are refused',
+        tags: ['launches'],
+        body: LaunchCreateSchema,
+        response: { 201: LaunchAnswerSchema, ...errorResponses },
+      },
+    },
+    async (req, reply) => reply.code(201).send(launchAnswer(await store.create(req.body))),
+  );
+
+  app.get(
+    '/launches',
+    {
+      schema: {
+        summary: 'The launch drafts, newest first, without inputs or preview; `pending` counts those waiting',
+        tags: ['launches'],
+        querystring: LaunchListQuery,
+        response: { 200: LaunchListSchema, ...errorResponses },
+      },
+    },
+    async (req) => ({ pending: await store.pending(), kept_decided: await store.keptDecided(), launches: await store.list(req.query.status ?? 'pending') }),
+  );
+
+  app.get(
+    '/launches/:id',
+    {
+      schema: {
+        summary: 'One launch draft with its preview; `?wait=N` waits up to N seconds for a decision while pending',
+        tags: ['launches'],
+        params: IdParams,
+        querystring: WaitQuery,
+        response: { 200: LaunchAnswerSchema, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params;
+      const wait = req.query.wait;
+      const v = wait ? await store.getWhenDecided(id, Number(wait) * 1000, closedSignal(reply)) : await store.get(id);
+      if (!v) throw notFound(id);
+      return launchAnswer(v);
+    },
+  );
+
+  app.post(
+    '/launches/:id/approve',
+    {
+      schema: {
+        summary: 'Approve the draft: it becomes approved with the runs to start; the desk starts nothing',
+        tags: ['launches'],
+        params: IdParams,
+        headers: Type.Object({
+          'if-match': Type.Optional(Type.String({ description: "the draft's etag as its GET showed it; a stale one is 412, with the draft refreshed" })),
+        }),
+        response: { 200: LaunchAnswerSchema, 409: LaunchRefusalSchema, 412: LaunchRefusalSchema, 422: LaunchRefusalSchema, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const r = await store.approve(req.params.id, precondition(req.headers['if-match']));
+      if (!isRefusal(r)) return launchAnswer(r);
+      const draft = launchAnswer(r.view);
+      // a refusal for the inputs or the template lists why; the draft shows the rest
+      throw new DeskError(r.code, r.detail, { ...(r.view.preview.ok ? {} : { problems: r.view.preview.problems }), draft });
+    },
+  );
+
+  app.post(
+    '/launches/:id/dismiss',
+    {
+      schema: {
+        summary: 'Dismiss the draft, with an optional note for the conductor',
+        tags: ['launches'],
+        params: IdParams,
+        body: LaunchDismissSchema,
+        response: { 200: LaunchAnswerSchema, ...errorResponses },
+      },
+      preValidation: async (req) => {
+        req.body ??= {};
+      },
+    },
+    async (req) => launchAnswer(await store.dismiss(req.params.id, req.body.note ?? null)),
+  );
+
+  app.post(
+    '/launches/:id/withdraw',
+    {
+      schema: {
+        summary: 'Withdraw a pending draft: the conductor that drafted it no longer wants it',
+        tags: ['launches'],
+        params: IdParams,
+        response: { 200: LaunchAnswerSchema, ...errorResponses },
+      },
+    },
+    async (req) => launchAnswer(await store.withdraw(req.params.id)),
+  );
+};

@@ -1,0 +1,45 @@
+import type { LaunchSummary } from '../../schema/launches.js';
+import { launchRecord, rel } from '../layout.js';
+import type { Library } from '../types.js';
+
+/** What a record on disk says: drafted, refreshed onto a new template version, or decided. */
+export type LaunchChange = 'drafted' | 'refreshed' | 'decided';
+
+export interface LaunchAnnouncer {
+  /** a record this store wrote is on disk: its commit, then its event */
+  written(kind: LaunchChange, l: LaunchSummary): void;
+  /** a record a sync wrote: the round's commit holds it, so its event only */
+  synced(kind: LaunchChange, l: LaunchSummary): void;
+}
+
+/** `launch <id> of <template>` when drafted, `… refreshed` onto a new version, `launch <id> approved` / `dismissed` / `withdrawn` (docs/history.md, Commits). */
+export function commitMessage(kind: LaunchChange, l: LaunchSummary): string {
+  if (kind === 'drafted') return `launch ${l.id} of ${l.template}`;
+  if (kind === 'refreshed') return `launch ${l.id} of ${l.template} refreshed`;
+  return `launch ${l.id} ${l.status}`;
+}
+
+/**
+ * What follows a draft's record on disk (docs/api.md, Launches; docs/history.md):
+ * its own commit, then `launch.drafted` or `launch.decided` on the
+ * library's bus (a refresh tells no one: the draft is still the one drafted,
+ * and the page reads it again), then `told`. A stand-in library may have
+ * neither history nor a bus; then there is nothing to commit or tell.
+ */
+export function launchAnnouncer(library: Library, told?: (kind: LaunchChange, l: LaunchSummary) => void): LaunchAnnouncer {
+  const events = library.events as Library['events'] | undefined;
+  const history = library.history as Library['history'] | undefined;
+  const tell = (kind: LaunchChange, l: LaunchSummary) => {
+    if (kind !== 'refreshed') {
+      events?.publish(kind === 'drafted' ? 'launch.drafted' : 'launch.decided', { id: l.id, status: l.status, template: l.template, etag: l.etag, note: l.decision_note });
+    }
+    told?.(kind, l);
+  };
+  return {
+    written(kind, l) {
+      history?.commit({ paths: [rel(launchRecord(l.id))], message: commitMessage(kind, l) });
+      tell(kind, l);
+    },
+    synced: tell,
+  };
+}

@@ -1,0 +1,15 @@
+import type { FsContext } from '../disk/fs-safe.js';
+import * as records from '../disk/record-folder.js';
+import { LAUNCHES } from '../layout.js';
+import { type LaunchRecord, parseRecord, RECORD_CAP, RECORD_FILE } from './record.js';
+
+/** `launches/` (layout.ts), read as a record folder (disk/record-folder.ts), as `proposals/` is. */
+export const FOLDER = LAUNCHES;
+
+const folder: records.RecordFolder<LaunchRecord> = { folder: FOLDER, what: 'launch', file: RECORD_FILE, cap: RECORD_CAP, parse: parseRecord };
+
+/** One record by id, or null (missing, or odd: reported). */
+export const readRecord = (fs: FsContext, id: string): Promise<LaunchRecord | null> => records.readRecord(fs, folder, id);
+
+/** Every record in the folder; leftover temp files of a write cut short are removed. */
+export const scanRecords = (fs: FsContext): Promise<LaunchRecord[]> => records.scanRecords(fs, folder);

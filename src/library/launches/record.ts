@@ -1,0 +1,65 @@
+import { LAUNCH_ID, type LaunchStatus, type LaunchSummary } from '../../schema/launches.js';
+import { ROLE_FILE_CAP } from '../disk/fs-safe.js';
+
+/**
+ * One launch draft as it is kept: `launches/<id>.json` under the library
+ * root, one JSON object, written whole with the atomic writes. `source` is
+ * the template's text at `etag`, the version the preview was made on, so a
+ * draft shows — and, approved, starts — the runs of that version whatever
+ * the library holds later.
+ */
+export interface LaunchRecord extends LaunchSummary {
+  v: 1;
+  inputs: Record<string, unknown>;
+  source: string;
+}
+
+/** The record file of an id; anything else in launches/ is not ours (a temp file aside). */
+export const RECORD_FILE = new RegExp(`^(${LAUNCH_ID.source.slice(1, -1)})\\.json$`);
+
+/**
+ * The most a record may be: 1 MiB, what history reads of a file that is
+ * not a template. A draft whose record would be larger is refused
+ * (`limit.size`); a larger file was not written by the service and is
+ * skipped unread.
+ */
+export const RECORD_CAP = ROLE_FILE_CAP;
+
+const STATUSES: readonly LaunchStatus[] = ['pending', 'approved', 'dismissed', 'withdrawn'];
+const strOrNull = (v: unknown) => v === null || typeof v === 'string';
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The record in `text`, or null when it is not one the service wrote (a torn or hand-made file). */
+export function parseRecord(text: string, id: string): LaunchRecord | null {
+  let r: unknown;
+  try {
+    r = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isObject(r)) return null;
+  if (r.v !== 1 || r.id !== id || !STATUSES.includes(r.status as LaunchStatus)) return null;
+  for (const k of ['template', 'etag', 'created_at', 'source'] as const) if (typeof r[k] !== 'string') return null;
+  for (const k of ['from', 'note', 'decision_note', 'decided_at'] as const) if (!strOrNull(r[k])) return null;
+  if (!isObject(r.inputs)) return null;
+  return r as unknown as LaunchRecord;
+}
+
+export function formatRecord(r: LaunchRecord): string {
+  return `${JSON.stringify(r)}\n`;
+}
+
+/** The list's view of a record: no inputs, no source. */
+export function summaryOf(r: LaunchRecord): LaunchSummary {
+  return {
+    id: r.id,
+    status: r.status,
+    template: r.template,
+    etag: r.etag,
+    from: r.from,
+    note: r.note,
+    decision_note: r.decision_note,
+    created_at: r.created_at,
+    decided_at: r.decided_at,
+  };
+}

@@ -1,0 +1,188 @@
+import { ApiError, call, enc } from './api.js';
+import { clear, h } from './dom.js';
+import type { LaunchRun } from '../schema/launch.js';
+import type { LaunchAnswer, LaunchList, LaunchSummary } from '../schema/launches.js';
+import type { Problem } from '../schema/errors.js';
+import { errorText, say } from './ui.js';
+
+/**
+ * The Launches view (`#/launches`): each launch a conductor drafted and the
+ * operator has not decided, newest first, with its runs — one card per
+ * ticket, every prompt folded and shown as text, the nodes that may not run
+ * marked — the template's state, and "changed since the draft" when it did;
+ * Approve (with the draft's ETag, so what is approved is what is shown) and
+ * Dismiss with a note. Then the decided ones. The desk starts nothing: the
+ * conductor reads the decision (docs/api.md, Launches). Every value and
+ * prompt is set as text, never as HTML.
+ */
+
+/** How many pending drafts are drawn in full; the rest are listed. */
+const SHOWN = 20;
+
+export async function launchesView(onDecided: () => void): Promise<HTMLElement> {
+  const [pending, decided] = await Promise.all([call<LaunchList>('GET', '/launches?status=pending'), call<LaunchList>('GET', '/launches?status=decided')]);
+  const waiting = pending.body.launches;
+  const details = await Promise.all(waiting.slice(0, SHOWN).map(async (l) => (await call<LaunchAnswer>('GET', `/launches/${enc(l.id)}`)).body));
+  return h(
+    'div',
+    { class: 'launches' },
+    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / launches'),
+    h('h2', {}, 'Launches ', h('span', { class: 'count' }, `${waiting.length} pending`)),
+    waiting.length
+      ? h('p', {}, 'Launches a conductor drafted. Approving one tells the conductor to start these runs; the desk itself starts nothing.')
+      : h('p', { class: 'note' }, 'No launch is waiting for a decision.'),
+    details.map((d) => draftArticle(d, onDecided)),
+    waiting.length > SHOWN ? h('p', { class: 'note' }, `${waiting.length - SHOWN} more are waiting; decide these first.`) : null,
+    decided.body.launches.length
+      ? h(
+          'section',
+          { 'aria-labelledby': 'h-launches-decided' },
+          h('h3', { id: 'h-launches-decided' }, 'Decided'),
+          h('ul', { class: 'rows', 'aria-label': 'Decided launches' }, decided.body.launches.map(decidedRow)),
+        )
+      : null,
+  );
+}
+
+function decidedRow(l: LaunchSummary): HTMLElement {
+  return h(
+    'li',
+    { class: 'row', 'data-id': l.id, 'data-status': l.status },
+    h(
+      'div',
+      { class: 'row-main' },
+      h('a', { href: `#/templates/${enc(l.template)}`, class: 'name' }, l.template),
+      h('span', { class: `tag launch-${l.status}` }, l.status),
+      l.decided_at ? h('span', { class: 'hint' }, new Date(l.decided_at).toLocaleString()) : null,
+    ),
+    l.decision_note ? h('p', { class: 'sentence' }, `Note: ${l.decision_note}`) : null,
+  );
+}
+
+/** One waiting draft: who and why, the template's state, its runs, and the two decisions. */
+function draftArticle(d: LaunchAnswer, onDecided: () => void): HTMLElement {
+  const idBase = `l-${d.id}`;
+  const out = h('div', { class: 'notices', 'aria-live': 'polite' });
+  const runs = d.preview.runs;
+  const approveButton = h('button', { type: 'submit', class: 'primary', disabled: !d.preview.ok }, 'Approve');
+  const dismissButton = h('button', { type: 'button' }, 'Dismiss');
+  const noteField = h('input', { id: `${idBase}-note`, autocomplete: 'off', maxlength: 2000 });
+
+  const fail = (e: unknown, what: string) => {
+    clear(out);
+    // the template changed: the draft is refreshed onto it; show it again so the operator approves what they see
+    const refreshed = e instanceof ApiError && (e.code === 'template_changed' || e.code === 'precondition_failed');
+    out.append(h('p', { class: 'callout error', role: 'alert' }, refreshed ? `Not approved: ${d.template} changed since the draft. The draft now shows the new version; look again.` : `${what}: ${errorText(e)}`));
+    if (refreshed) out.append(h('p', {}, h('button', { type: 'button', onclick: onDecided }, 'Show the refreshed draft')));
+    if (e instanceof ApiError && e.problems.length) out.append(problemList(e.problems));
+  };
+  const decide = (form: HTMLFormElement, button: HTMLButtonElement, refused: string, run: () => Promise<string>) =>
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      button.disabled = true;
+      try {
+        say(await run());
+        onDecided();
+      } catch (e) {
+        button.disabled = false;
+        fail(e, refused);
+      }
+    });
+
+  const approveForm = h('form', { class: 'launch-approve', 'aria-label': `Approve the launch of ${d.template}` }, approveButton);
+  decide(approveForm, approveButton, 'Not approved', async () => {
+    await call('POST', `/launches/${enc(d.id)}/approve`, { ifMatch: d.etag });
+    return `Approved: ${runs.length} run${runs.length === 1 ? '' : 's'} of ${d.template}. The conductor is told.`;
+  });
+
+  // Dismiss asks first, with the note for the conductor, and the focus on Cancel: it cannot be undone
+  const dismissForm = h('form', { class: 'launch-dismiss', 'aria-label': `Dismiss the launch of ${d.template}` }, dismissButton);
+  const ask = h('div', { class: 'callout confirm', role: 'group', 'aria-label': `Dismiss the launch of ${d.template}?`, hidden: true });
+  const cancel = h('button', { type: 'button', onclick: () => {
+    ask.hidden = true;
+    dismissButton.focus();
+  } }, 'Cancel');
+  const yes = h('button', { type: 'submit', class: 'danger' }, 'Yes, dismiss');
+  const askForm = h(
+    'form',
+    {},
+    h('p', {}, `Dismiss this launch of ${d.template}? The conductor is told, with your note; this cannot be undone.`),
+    h('p', {}, h('label', { for: `${idBase}-note` }, 'Note for the conductor '), noteField),
+    h('p', { class: 'actions' }, cancel, yes),
+  );
+  ask.append(askForm);
+  ask.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Escape') cancel.click();
+  });
+  dismissButton.addEventListener('click', () => {
+    ask.hidden = false;
+    cancel.focus();
+  });
+  decide(askForm, yes, 'Not dismissed', async () => {
+    const note = noteField.value.trim();
+    await call('POST', `/launches/${enc(d.id)}/dismiss`, { body: note ? { note } : {} });
+    return `Dismissed the launch of ${d.template}.`;
+  });
+
+  const state = d.current_etag === null ? 'no longer in the library' : d.changed ? 'changed since the draft' : 'as drafted';
+  return h(
+    'article',
+    { class: `proposal launch-draft${d.preview.ok ? '' : ' invalid'}`, 'data-id': d.id, 'aria-labelledby': `${idBase}-h` },
+    h(
+      'h3',
+      { id: `${idBase}-h` },
+      h('a', { href: `#/templates/${enc(d.template)}` }, h('code', {}, d.template)),
+      ' ',
+      h('span', { class: 'tag' }, `${runs.length} run${runs.length === 1 ? '' : 's'}`),
+      h('span', { class: `tag${d.changed || d.current_etag === null ? ' invalid' : ''}`, 'data-template-state': state }, `template ${state}`),
+    ),
+    d.note ? h('p', { class: 'purpose' }, d.note) : null,
+    h('p', { class: 'sentence' }, `Drafted ${d.from ? `by ${d.from} ` : ''}on ${new Date(d.created_at).toLocaleString()}.`),
+    d.changed
+      ? h('p', { class: 'callout warning' }, `${d.template} changed since the draft. Approving refreshes the draft onto the version loading now and shows it again first.`)
+      : null,
+    d.preview.ok ? null : h('p', { class: 'callout error' }, 'This draft cannot be approved as it is:'),
+    d.preview.problems.length ? problemList(d.preview.problems) : null,
+    h('div', { class: 'actions' }, approveForm, dismissForm),
+    ask,
+    out,
+    runs.map((r) => runCard(r, runs.length)),
+  );
+}
+
+function problemList(problems: readonly Problem[]): HTMLElement {
+  return h(
+    'ul',
+    { class: 'problems launch-problems', 'aria-label': 'Problems' },
+    problems.map((p) => h('li', { class: `problem ${p.severity}`, 'data-code': p.code }, h('code', {}, p.code), ' ', h('code', { class: 'path' }, p.path), ' — ', p.message)),
+  );
+}
+
+const shown = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** One run: its inputs, then each node with what it can touch and its prompt folded away, a node that may not run marked. */
+function runCard(r: LaunchRun, total: number): HTMLElement {
+  const title = `Run ${r.index + 1} of ${total}`;
+  return h(
+    'section',
+    { class: 'launch-run card', 'aria-label': title },
+    h('h4', {}, title),
+    h('dl', { class: 'launch-inputs' }, Object.entries(r.inputs).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, Array.isArray(v) ? v.map(shown).join(', ') : shown(v))])),
+    h(
+      'ul',
+      { class: 'launch-nodes' },
+      r.nodes.map((n) =>
+        h(
+          'li',
+          { 'data-node': n.id, 'data-may-skip': n.on_path === null ? null : 'true' },
+          h('strong', {}, n.id),
+          ` (${n.role ?? n.builtin ?? n.tool ?? n.type}${n.model ? `, ${n.model}` : ''})`,
+          n.on_path === null ? null : h('span', { class: 'tag' }, `runs only when ${n.on_path} is on PATH`),
+          n.holes.length ? h('span', { class: 'tag' }, `left open: ${n.holes.join(', ')}`) : null,
+          n.touches.length ? h('span', { class: 'hint' }, ` can touch ${n.touches.join(', ')}`) : null,
+          n.prompt === null ? null : h('details', { class: 'launch-prompt' }, h('summary', {}, 'Prompt'), h('pre', { class: 'prompt' }, n.prompt)),
+        ),
+      ),
+    ),
+  );
+}

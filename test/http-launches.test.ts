@@ -1,0 +1,403 @@
+/** The launch draft routes over a real library with the shipped harness: every route, status and transition, the refresh on a changed template, and the waits. */
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { type App, type AppOptions, buildApp } from '../src/app.js';
+import type { DeskEvent } from '../src/library/events/bus.js';
+import { unitOf } from '../src/library/layout.js';
+import { openLibrary } from '../src/library/library.js';
+import type { Library } from '../src/library/types.js';
+import { LAUNCH_ID } from '../src/schema/launches.js';
+
+const API = '/api/desk';
+const harnessDir = new URL('../harness', import.meta.url).pathname;
+
+const GREET = `template:
+  name: greet
+  purpose: greet someone
+  inputs:
+    - { name: who, required: true, type: string }
+    - { name: mood, type: string, one_of: [glad, calm], default: glad }
+    - { name: aside, type: string }
+  entry: work
+  inlet: start
+version: 1
+nodes:
+  work: { type: model, role: worker, profile: read_only, prompt: "Greet {{inputs.who}}, {{inputs.mood}}. {{inputs.aside}}" }
+  gate: { type: builtin, builtin: human_gate }
+cords:
+  - { from: work.done, to: gate.in }
+`;
+const GREET_2 = GREET.replace('greet someone', 'greet someone warmly');
+const GREET_NEEDS_MORE = GREET.replace('    - { name: aside, type: string }', '    - { name: aside, type: string }\n    - { name: place, required: true, type: string }');
+const GREET_INVALID = GREET.replace('profile: read_only', 'profile: everything');
+
+let dir: string;
+let root: string;
+let library: Library;
+let app: App;
+let events: DeskEvent[];
+
+async function open(extra: Omit<AppOptions, 'library' | 'libraryOptions'> = {}) {
+  library = await openLibrary({ root, harnessDir });
+  events = [];
+  library.events.subscribe((e) => events.push(e));
+  app = await buildApp({ library, web: false, ...extra });
+  await app.ready();
+}
+async function close() {
+  await app?.close();
+  await library?.close();
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'desk-launches-'));
+  root = join(dir, 'root');
+  await mkdir(join(root, 'templates'), { recursive: true });
+  await open();
+  expect((await put('greet', GREET, { 'if-none-match': '*' })).statusCode).toBe(200);
+});
+afterEach(async () => {
+  await close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const put = (name: string, source: string, headers: Record<string, string>) =>
+  app.inject({ method: 'PUT', url: `${API}/templates/${name}`, headers: { 'content-type': 'application/json', ...headers }, payload: { source } });
+const etagOf = async (name: string) => (await app.inject({ url: `${API}/templates/${name}` })).headers.etag as string;
+const draft = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: `${API}/launches`, payload: body });
+async function drafted(inputs: Record<string, unknown> = { who: 'Ada' }, template = 'greet'): Promise<string> {
+  const r = await draft({ template, inputs });
+  expect(r.statusCode).toBe(201);
+  return r.json().id;
+}
+const get = (id: string, wait?: string) => app.inject({ url: `${API}/launches/${id}${wait === undefined ? '' : `?wait=${wait}`}` });
+const list = (status?: string) => app.inject({ url: `${API}/launches${status ? `?status=${status}` : ''}` });
+const approve = (id: string, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url: `${API}/launches/${id}/approve`, headers });
+const dismiss = (id: string, payload?: Record<string, unknown>) =>
+  app.inject({ method: 'POST', url: `${API}/launches/${id}/dismiss`, ...(payload ? { payload } : {}) });
+const withdraw = (id: string) => app.inject({ method: 'POST', url: `${API}/launches/${id}/withdraw` });
+const files = async () => (await readdir(join(root, 'launches')).catch(() => [] as string[])).filter((f) => !f.startsWith('.'));
+const launchEvents = () => events.filter((e) => e.type.startsWith('launch.')).map((e) => `${e.type} ${(e.data as { status: string }).status}`);
+
+describe('POST /launches', () => {
+  test('201 pending: the template version, the inputs as checked, one run, one record on disk, launch.drafted', async () => {
+    const r = await draft({ template: 'greet', inputs: { who: 'Ada' }, from: 'conductor-7', note: 'for the demo' });
+    expect(r.statusCode).toBe(201);
+    const d = r.json();
+    expect(d.id).toMatch(LAUNCH_ID);
+    expect(d).toMatchObject({ status: 'pending', template: 'greet', etag: await etagOf('greet'), from: 'conductor-7', note: 'for the demo', decided_at: null, runs: null, changed: false });
+    expect(d.inputs).toEqual({ who: 'Ada', mood: 'glad' });
+    expect(d.preview.ok).toBe(true);
+    expect(d.preview.runs).toHaveLength(1);
+    // the optional input with no value keeps its hole
+    expect(d.preview.runs[0].nodes[0]).toMatchObject({ prompt: 'Greet Ada, glad. {{inputs.aside}}', holes: ['aside'] });
+    expect(await files()).toEqual([`${d.id}.json`]);
+    expect(launchEvents()).toEqual(['launch.drafted pending']);
+  });
+
+  test('a ticket template drafts one run per ticket; batch, which runs together, one', async () => {
+    const quick = (await draft({ template: 'quick-fix', inputs: { tickets: ['T-1', 'T-2', 'T-3'] } })).json();
+    expect(quick.preview.runs.map((r: { inputs: unknown }) => r.inputs)).toEqual([{ tickets: ['T-1'] }, { tickets: ['T-2'] }, { tickets: ['T-3'] }]);
+    const batch = (await draft({ template: 'batch', inputs: { tickets: ['T-1', 'T-2'] } })).json();
+    expect(batch.preview.runs).toHaveLength(1);
+  });
+
+  test.each<[string, Record<string, unknown>, string]>([
+    ['input.missing', {}, '/inputs/who'],
+    ['input.unknown', { who: 'Ada', colour: 'red' }, '/inputs/colour'],
+    ['input.type', { who: 7 }, '/inputs/who'],
+    ['input.one_of', { who: 'Ada', mood: 'cross' }, '/inputs/mood'],
+    ['input.introduces_machinery', { who: 'Ada {{run.secret}}' }, '/inputs/who'],
+    ['input.introduces_machinery', { who: 'Ada', aside: ':::warning' }, '/inputs/aside'],
+  ])('422 invalid_launch with %s, nothing kept', async (code, inputs, path) => {
+    const r = await draft({ template: 'greet', inputs });
+    expect(r.statusCode).toBe(422);
+    expect(r.json().code).toBe('invalid_launch');
+    expect(r.json().problems.map((p: { code: string; path: string }) => `${p.code} ${p.path}`)).toContain(`${code} ${path}`);
+    expect(await files()).toEqual([]);
+    expect(launchEvents()).toEqual([]);
+  });
+
+  test('an unknown template is 404; an invalid one 409 template_invalid_for_launch; a bad body 400', async () => {
+    expect((await draft({ template: 'no-such', inputs: {} })).json()).toMatchObject({ status: 404, code: 'not_found' });
+    await writeFile(join(root, 'templates', 'greet.yaml'), GREET_INVALID);
+    const invalid = await draft({ template: 'greet', inputs: { who: 'Ada' } });
+    expect(invalid.statusCode).toBe(409);
+    expect(invalid.json().code).toBe('template_invalid_for_launch');
+    expect((await draft({ template: 'greet', inputs: [] })).statusCode).toBe(400);
+    expect((await draft({ template: 'greet', extra: 1 })).statusCode).toBe(400);
+    expect((await draft({ template: 'Bad Name' })).statusCode).toBe(400);
+    expect(await files()).toEqual([]);
+  });
+
+  test('past the pending cap: 409 too_many_launches; a decision makes room', async () => {
+    await close();
+    await open({ launches: { maxPending: 2 } });
+    const a = await drafted();
+    await drafted();
+    const over = await draft({ template: 'greet', inputs: { who: 'Ada' } });
+    expect(over.statusCode).toBe(409);
+    expect(over.json().code).toBe('too_many_launches');
+    expect((await withdraw(a)).statusCode).toBe(200);
+    expect((await draft({ template: 'greet', inputs: { who: 'Ada' } })).statusCode).toBe(201);
+  });
+});
+
+describe('GET /launches and /launches/:id', () => {
+  test('the list filters by status, newest first, and counts the pending', async () => {
+    const a = await drafted();
+    const b = await drafted({ who: 'Bo' });
+    await dismiss(a, { note: 'not now' });
+    expect((await list()).json()).toMatchObject({ pending: 1, kept_decided: { count: 1, limit: 1000 }, launches: [{ id: b, status: 'pending' }] });
+    expect((await list('decided')).json().launches.map((l: { id: string }) => l.id)).toEqual([a]);
+    expect((await list('all')).json().launches.map((l: { id: string }) => l.id)).toEqual([b, a]);
+    expect((await list('nope')).statusCode).toBe(400);
+  });
+
+  test('one draft with its preview; unknown 404, malformed 400', async () => {
+    const id = await drafted();
+    const d = (await get(id)).json();
+    expect(d).toMatchObject({ id, status: 'pending', inputs: { who: 'Ada', mood: 'glad' }, current_etag: d.etag, changed: false });
+    expect((await get('000000000-00000000000000000000')).json()).toMatchObject({ status: 404, code: 'not_found' });
+    expect((await get('not-an-id')).statusCode).toBe(400);
+  });
+
+  test('a draft says when its template changed since, and keeps its own version until approved', async () => {
+    const id = await drafted();
+    const before = (await get(id)).json();
+    expect((await put('greet', GREET_2, { 'if-match': before.etag })).statusCode).toBe(200);
+    const after = (await get(id)).json();
+    expect(after).toMatchObject({ etag: before.etag, current_etag: await etagOf('greet'), changed: true });
+    expect(after.preview).toEqual(before.preview);
+  });
+
+  test('drafts outlive a restart', async () => {
+    const id = await drafted();
+    await close();
+    await open();
+    expect((await get(id)).json()).toMatchObject({ id, status: 'pending' });
+  });
+});
+
+describe('decisions', () => {
+  test('approve: 200 approved with the runs and decided_at, launch.decided; a second decision is 409 already_decided', async () => {
+    const id = await drafted({ who: 'Ada', aside: 'Be brief.' });
+    const r = await approve(id);
+    expect(r.statusCode).toBe(200);
+    const d = r.json();
+    expect(d).toMatchObject({ status: 'approved', changed: false });
+    expect(Number.isNaN(Date.parse(d.decided_at))).toBe(false);
+    expect(d.runs).toEqual(d.preview.runs);
+    expect(d.runs[0].nodes[0].prompt).toBe('Greet Ada, glad. Be brief.');
+    expect(launchEvents()).toEqual(['launch.drafted pending', 'launch.decided approved']);
+    for (const again of [await approve(id), await dismiss(id), await withdraw(id)]) {
+      expect(again.statusCode).toBe(409);
+      expect(again.json().code).toBe('already_decided');
+    }
+    expect(JSON.parse(await readRecord(id))).toMatchObject({ status: 'approved' });
+  });
+
+  test("approve with If-Match: the draft's etag passes, a stale one is 412 and the draft stays pending", async () => {
+    const id = await drafted();
+    const stale = await approve(id, { 'if-match': '"0000"' });
+    expect(stale.statusCode).toBe(412);
+    expect(stale.json()).toMatchObject({ code: 'precondition_failed', draft: { id, status: 'pending' } });
+    expect((await get(id)).json().status).toBe('pending');
+    const ok = await approve(id, { 'if-match': (await get(id)).json().etag });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().status).toBe('approved');
+  });
+
+  test('the template changed: without If-Match 409 template_changed and the draft refreshed; approving the new etag succeeds', async () => {
+    const id = await drafted();
+    const old = (await get(id)).json().etag;
+    expect((await put('greet', GREET_2, { 'if-match': old })).statusCode).toBe(200);
+    const now = await etagOf('greet');
+    const r = await approve(id);
+    expect(r.statusCode).toBe(409);
+    expect(r.json()).toMatchObject({ code: 'template_changed', draft: { id, status: 'pending', etag: now, changed: false, preview: { ok: true } } });
+    expect((await get(id)).json()).toMatchObject({ status: 'pending', etag: now, changed: false });
+    const ok = await approve(id, { 'if-match': now });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toMatchObject({ status: 'approved', etag: now });
+  });
+
+  test('the template changed: the old etag as If-Match is 412, the draft refreshed all the same', async () => {
+    const id = await drafted();
+    const old = (await get(id)).json().etag;
+    await put('greet', GREET_2, { 'if-match': old });
+    const now = await etagOf('greet');
+    const r = await approve(id, { 'if-match': old });
+    expect(r.statusCode).toBe(412);
+    expect(r.json()).toMatchObject({ code: 'precondition_failed', draft: { status: 'pending', etag: now } });
+    expect((await approve(id, { 'if-match': now })).statusCode).toBe(200);
+  });
+
+  test('refreshed onto a version that is not valid: pending with preview.ok false, and approve is 409 template_invalid_for_launch', async () => {
+    const id = await drafted();
+    await writeFile(join(root, 'templates', 'greet.yaml'), GREET_INVALID);
+    const r = await approve(id);
+    expect(r.statusCode).toBe(409);
+    expect(r.json()).toMatchObject({ code: 'template_changed', draft: { status: 'pending', preview: { ok: false, runs: [] } } });
+    const again = await approve(id, { 'if-match': await etagOf('greet') });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe('template_invalid_for_launch');
+    expect((await get(id)).json()).toMatchObject({ status: 'pending', preview: { ok: false } });
+  });
+
+  test('refreshed onto a version the inputs no longer check against: approve is 422 invalid_launch, still pending', async () => {
+    const id = await drafted();
+    await put('greet', GREET_NEEDS_MORE, { 'if-match': await etagOf('greet') });
+    expect((await approve(id)).json().code).toBe('template_changed');
+    const r = await approve(id, { 'if-match': await etagOf('greet') });
+    expect(r.statusCode).toBe(422);
+    expect(r.json()).toMatchObject({ code: 'invalid_launch', problems: [{ code: 'input.missing', path: '/inputs/place' }] });
+    expect((await get(id)).json().status).toBe('pending');
+  });
+
+  test('the template deleted: approve is 409 template_changed, the draft unchanged', async () => {
+    const id = await drafted();
+    const etag = await etagOf('greet');
+    expect((await app.inject({ method: 'DELETE', url: `${API}/templates/greet`, headers: { 'if-match': etag } })).statusCode).toBe(204);
+    const r = await approve(id);
+    expect(r.statusCode).toBe(409);
+    expect(r.json()).toMatchObject({ code: 'template_changed', draft: { status: 'pending', etag, current_etag: null } });
+  });
+
+  test('dismiss with a note keeps it for the conductor; without a body too', async () => {
+    const a = await drafted();
+    const r = await dismiss(a, { note: 'not this week' });
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toMatchObject({ status: 'dismissed', decision_note: 'not this week', runs: null });
+    const b = await drafted();
+    expect((await dismiss(b)).json()).toMatchObject({ status: 'dismissed', decision_note: null });
+    expect((await dismiss(await drafted(), { note: 'x'.repeat(2001) })).statusCode).toBe(400);
+  });
+
+  test('withdraw: withdrawn, launch.decided', async () => {
+    const id = await drafted();
+    const r = await withdraw(id);
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toMatchObject({ status: 'withdrawn', runs: null });
+    expect(launchEvents()).toEqual(['launch.drafted pending', 'launch.decided withdrawn']);
+  });
+
+  test('an unknown draft is 404 for every decision', async () => {
+    const id = '000000000-00000000000000000000';
+    for (const r of [await approve(id), await dismiss(id), await withdraw(id)]) expect(r.json()).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  test('decided drafts past DESK_DECIDED_KEEP leave launches/, the newest stay; pending ones always stay', async () => {
+    await close();
+    await open({ launches: { decidedKeep: 2 } });
+    const ids = [await drafted(), await drafted(), await drafted()];
+    const pending = await drafted();
+    for (const id of ids) await withdraw(id);
+    expect((await files()).sort()).toEqual([ids[1], ids[2], pending].map((id) => `${id}.json`).sort());
+    expect((await get(ids[0]!)).statusCode).toBe(404);
+  });
+});
+
+describe('?wait=N', () => {
+  test('a wait answers as soon as the draft is approved, with the decision', async () => {
+    const id = await drafted();
+    const t = Date.now();
+    const waiting = get(id, '30');
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await approve(id)).statusCode).toBe(200);
+    const r = await waiting;
+    expect(r.json()).toMatchObject({ id, status: 'approved' });
+    expect(Date.now() - t).toBeLessThan(10_000);
+  });
+
+  test('a wait answers on a dismissal, note and all; several waiters on one draft all hear it', async () => {
+    const id = await drafted();
+    const waiting = [get(id, '30'), get(id, '30'), get(id, '30')];
+    await new Promise((r) => setTimeout(r, 100));
+    await dismiss(id, { note: 'no' });
+    for (const r of await Promise.all(waiting)) expect(r.json()).toMatchObject({ status: 'dismissed', decision_note: 'no' });
+  });
+
+  test('a decided draft answers at once; a pending one after N seconds, still pending', async () => {
+    const id = await drafted();
+    await withdraw(id);
+    let t = Date.now();
+    expect((await get(id, '30')).json().status).toBe('withdrawn');
+    expect(Date.now() - t).toBeLessThan(5_000);
+    const other = await drafted();
+    t = Date.now();
+    expect((await get(other, '1')).json().status).toBe('pending');
+    expect(Date.now() - t).toBeGreaterThanOrEqual(950);
+  });
+
+  test('forty conductors waiting on forty drafts: deciding each answers its own waiter, with its decision', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push(await drafted({ who: `W-${i}` }));
+    const waiting = ids.map((id) => get(id, '55'));
+    await new Promise((r) => setTimeout(r, 200));
+    for (const [i, id] of ids.entries()) expect((i % 2 ? await approve(id) : await withdraw(id)).statusCode).toBe(200);
+    const answers = await Promise.all(waiting);
+    expect(answers.map((r) => r.json().status)).toEqual(ids.map((_, i) => (i % 2 ? 'approved' : 'withdrawn')));
+  });
+
+  test('N is whole seconds from 1 to 55', async () => {
+    const id = await drafted();
+    for (const bad of ['0', '56', '60', '1.5', 'abc', '-1', '']) expect((await get(id, bad)).statusCode, bad).toBe(400);
+    expect((await get('000000000-00000000000000000000', '1')).statusCode).toBe(404);
+  });
+
+  test('a waiter still open when the service stops gets the pending record', async () => {
+    const id = await drafted();
+    const waiting = get(id, '55');
+    await new Promise((r) => setTimeout(r, 100));
+    const t = Date.now();
+    await app.close();
+    const r = await waiting;
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toMatchObject({ id, status: 'pending' });
+    expect(Date.now() - t).toBeLessThan(10_000);
+  });
+});
+
+describe('on disk and in history', () => {
+  test('each record is its own commit: drafted, refreshed, decided; the folder is the library\'s', async () => {
+    const id = await drafted();
+    await put('greet', GREET_2, { 'if-match': await etagOf('greet') });
+    await approve(id);
+    await approve(id, { 'if-match': await etagOf('greet') });
+    await library.history.settle();
+    const log = await library.history.log(`launches/${id}.json`, { limit: 10 });
+    expect(log.map((v) => v.message)).toEqual([`launch ${id} approved`, `launch ${id} of greet refreshed`, `launch ${id} of greet`]);
+    expect(unitOf(`launches/${id}.json`)).toEqual({ kind: 'plain', path: `launches/${id}.json` });
+    for (const odd of ['launches/notes.json', `launches/x/${id}.json`, `launches/${id}.yaml`]) expect(unitOf(odd), odd).toBeNull();
+  });
+
+  test('an odd file in launches/ is skipped, never answered', async () => {
+    await close();
+    await mkdir(join(root, 'launches'), { recursive: true });
+    await writeFile(join(root, 'launches', '000000000-00000000000000000000.json'), '{"torn": ');
+    await writeFile(join(root, 'launches', 'notes.txt'), 'hand made');
+    await open();
+    expect((await list('all')).json()).toMatchObject({ pending: 0, launches: [] });
+    expect((await get('000000000-00000000000000000000')).statusCode).toBe(404);
+  });
+});
+
+describe('without a library root', () => {
+  test('drafting is 409 no_library_root; the list is empty', async () => {
+    await close();
+    library = await openLibrary({ root: null, harnessDir });
+    app = await buildApp({ library, web: false });
+    const r = await draft({ template: 'quick-fix', inputs: { tickets: ['T-1'] } });
+    expect(r.statusCode).toBe(409);
+    expect(r.json().code).toBe('no_library_root');
+    expect((await list()).json()).toMatchObject({ pending: 0, launches: [] });
+  });
+});
+
+async function readRecord(id: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  return readFile(join(root, 'launches', `${id}.json`), 'utf8');
+}
