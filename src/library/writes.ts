@@ -12,6 +12,7 @@ import { readRoleCopy } from './roles/copy.js';
 import { roleEntry } from './roles/entries.js';
 import { writeRoleReset, writeRoleSave } from './roles/files.js';
 import { validateKit, validateRoleMd } from './roles/validate.js';
+import { checkNote } from './templates/note.js';
 import { readKeptBase, writeTemplateAcknowledge, writeTemplateDelete, writeTemplateReset, writeTemplateSave } from './templates/files.js';
 import { getTemplate, readFacts } from './templates/read.js';
 import type { Library, RoleEntry, TemplateDetail, TemplateFacts, WriteOptions } from './types.js';
@@ -81,9 +82,11 @@ async function settle(ctx: LibraryContext, name: string, steps: () => Promise<un
   }
 }
 
-/** `save quick-fix (edited)`, `save my-flow`, `restore quick-fix to 1a2b3c4`, `save role reviewer`, … */
+/** `save quick-fix (edited)`, `save quick-fix: tighten the gate`, `save my-flow`, `restore quick-fix to 1a2b3c4`, `save role reviewer`, … */
 export function subject(verb: 'save' | 'reset' | 'acknowledge' | 'delete', what: string, opts: WriteOptions, state: string | null): string {
   if (opts.restoredFrom) return `restore ${what} to ${opts.restoredFrom}`;
+  // a note says why, which says more than the state
+  if (verb === 'save' && opts.note) return `save ${what}: ${opts.note}`;
   // the state after a template save says what kind of copy it is; a custom template's is just `custom`
   return verb === 'save' && state && state !== 'custom' && !what.startsWith('role ') ? `save ${what} (${state})` : `${verb} ${what}`;
 }
@@ -143,9 +146,10 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
   }
 
   return {
-    async saveTemplate(name, source, opts = {}) {
+    async saveTemplate(name, source, given: WriteOptions = {}) {
       checkTemplateName(name);
       refuseReadOnly(name);
+      const opts = { ...given, note: checkNote(given.note, 'template') };
       const fs = guard.writable();
       const bytes = Buffer.from(source, 'utf8');
       const hash = sha256Hex(bytes);
@@ -160,7 +164,9 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
           const now = readFacts(ctx, name);
           return now !== null && now.facts.state !== 'shipped' && now.facts.hash === hash && (!shipped || now.marker?.copy === hash);
         };
-        await settle(ctx, name, () => writeTemplateSave(fs, name, source, shipped), () => recoverTemplate(fs, name), landed);
+        // a restore writes its version's own marker when that names an older shipped version: it reads shipped_changed_since, as it did
+        const kept = shipped && opts.restoredShipped && opts.restoredShipped !== shipped.hash ? { shipped: opts.restoredShipped, copy: hash } : undefined;
+        await settle(ctx, name, () => writeTemplateSave(fs, name, source, shipped, kept), () => recoverTemplate(fs, name), landed);
         return landedTemplate(name, 'save', before, opts)!;
       });
     },
@@ -212,8 +218,9 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
       });
     },
 
-    async saveRole(name, roleMd, kit, opts = {}) {
+    async saveRole(name, roleMd, kit, given: WriteOptions = {}) {
       checkRoleName(name);
+      const opts = { ...given, note: checkNote(given.note, 'role') };
       const fs = guard.writable();
       const problems = validateRoleMd(typeof roleMd === 'string' ? roleMd : null);
       const k = kit === null || kit === undefined ? null : validateKit(kit);
@@ -229,7 +236,7 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
         const revision = roleRevision(Buffer.from(md), kitText === null ? null : Buffer.from(kitText));
         const marker = builtin ? formatMarker({ shipped: builtin.revision, copy: revision }) : null;
         const landed = () => roleEntry(ctx, name)?.etag === etagOf(revision);
-        await settle(ctx, name, () => writeRoleSave(fs, name, { op: 'save', role_md: md, kit: kitText, marker }), () => recoverRole(fs, name), landed);
+        await settle(ctx, name, () => writeRoleSave(fs, name, { op: 'save', role_md: md, kit: kitText, marker }, builtin), () => recoverRole(fs, name), landed);
         return landedRole(name, 'save', before, opts)!;
       });
     },

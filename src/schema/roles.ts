@@ -13,6 +13,9 @@ export const RoleName = Type.String({
   description: 'an identifier: lowercase letters, digits and underscores, starting with a letter, at most 64',
 });
 
+/** A role save's optional note, as a template save's (schema/templates.ts SaveNote). */
+export const RoleSaveNote = Type.String({ description: 'why this save: one line of at most 200 characters, kept in the history entry (`save role reviewer: …`)' });
+
 export const KitSchema = Type.Object(
   { tools: Type.Array(Type.String()) },
   { additionalProperties: false, description: 'kit.json: the tools the role may use' },

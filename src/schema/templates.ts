@@ -39,6 +39,15 @@ export type TemplateSummary = Static<typeof TemplateSummarySchema>;
 export const TemplateListSchema = Type.Object({ templates: Type.Array(Type.Ref(TemplateSummarySchema)) });
 export type TemplateList = Static<typeof TemplateListSchema>;
 
+/**
+ * A save's optional note: one line of at most 200 characters, written into
+ * the history entry's subject (`save quick-fix: tighten the gate`). A longer
+ * or multi-line note is refused with 422 and the `note.invalid` problem
+ * (checked by the library, src/library/templates/note.ts, so the schema
+ * leaves its length alone and the refusal carries its code).
+ */
+export const SaveNote = Type.String({ description: 'why this save: one line of at most 200 characters, kept in the history entry (`save quick-fix: tighten the gate`)' });
+
 export const TemplateAnswerSchema = Type.Object(
   {
     name: Type.String(),

@@ -86,10 +86,7 @@ export function changedLinesAtLeast(a: string, b: string): number {
 
 /** The graph view; a side that could not be read at all counts as empty. */
 export function graphDiff(a: TemplateModel | null, b: TemplateModel | null): GraphDiff {
-  const header: FieldChange[] = [];
-  const ha = headerFields(a);
-  const hb = headerFields(b);
-  for (const field of Object.keys(ha)) pushIfChanged(header, field, ha[field], hb[field]);
+  const header = headerChanges(a, b);
 
   const na = new Map((a?.nodes ?? []).map((n) => [n.id, n]));
   const nb = new Map((b?.nodes ?? []).map((n) => [n.id, n]));
@@ -99,10 +96,7 @@ export function graphDiff(a: TemplateModel | null, b: TemplateModel | null): Gra
   for (const [id, before] of na) {
     const after = nb.get(id);
     if (!after) continue;
-    const changes: FieldChange[] = [];
-    const fa = nodeFields(before);
-    const fb = nodeFields(after);
-    for (const field of Object.keys(fa)) pushIfChanged(changes, field, fa[field], fb[field]);
+    const changes = nodeChanges(before, after);
     if (changes.length) changed.push({ id, changes });
   }
 
@@ -119,39 +113,51 @@ export function graphDiff(a: TemplateModel | null, b: TemplateModel | null): Gra
   };
 }
 
-function headerFields(m: TemplateModel | null): Record<string, unknown> {
-  const h = m?.header;
-  return {
-    name: h?.name ?? null,
-    purpose: h?.purpose ?? null,
-    base: h?.base ?? null,
-    inputs: h?.inputs ?? [],
-    roles: h?.roles ?? [],
-    writes: h?.writes ?? null,
-    closes_ticket: h?.closes_ticket ?? null,
-    entry: h?.entry ?? null,
-    inlet: h?.inlet ?? null,
-    terminal: h?.terminal ?? null,
-    version: m?.version ?? null,
-  };
+/**
+ * The fields a diff compares are the parsed model's own, not a fixed list:
+ * every key the header or a node has on either side, so a field the format
+ * gains (`max_visits`, a node's `kit`) shows in the diff without a change
+ * here. Left out: what says where a thing is written rather than what it is
+ * (`line`: moving a node is not changing it) and a node's `id` (its key).
+ * A field absent on a side is null there, or the empty list its model
+ * defaults to, so absent and empty read the same.
+ */
+const NOT_FIELDS = new Set(['id', 'line']);
+const EMPTY_LISTS = new Set(['inputs', 'roles', 'touches', 'inlets', 'outlets']);
+
+/** The order fields are listed in, as a template is read: known ones in the format's order, any other after them. */
+const ORDER = [
+  ...['name', 'purpose', 'base', 'inputs', 'roles', 'writes', 'closes_ticket', 'entry', 'inlet', 'terminal', 'version'],
+  ...['type', 'role', 'model', 'profile', 'prompt', 'when', 'builtin', 'args', 'tool', 'max_visits', 'kit', 'touches', 'inlets', 'outlets'],
+];
+const rank = (k: string) => (ORDER.includes(k) ? ORDER.indexOf(k) : ORDER.length);
+
+function fieldsOf(a: object | undefined, b: object | undefined): string[] {
+  const keys = new Set<string>();
+  for (const o of [a, b]) for (const [k, v] of Object.entries(o ?? {})) if (v !== undefined && !NOT_FIELDS.has(k)) keys.add(k);
+  // a stable sort: fields the order does not know keep the order they were met in
+  return [...keys].sort((x, y) => rank(x) - rank(y));
 }
 
-/** Every field a node can differ in; `line` is left out because moving a node is not changing it. */
-function nodeFields(n: NodeModel): Record<string, unknown> {
-  return {
-    type: n.type,
-    role: n.role ?? null,
-    model: n.model ?? null,
-    profile: n.profile ?? null,
-    prompt: n.prompt ?? null,
-    when: n.when ?? null,
-    builtin: n.builtin ?? null,
-    args: n.args ?? null,
-    tool: n.tool ?? null,
-    touches: n.touches,
-    inlets: n.inlets,
-    outlets: n.outlets,
-  };
+function fieldValue(o: object | undefined, field: string): unknown {
+  const v = (o as Record<string, unknown> | undefined)?.[field];
+  return v === undefined ? (EMPTY_LISTS.has(field) ? [] : null) : v;
+}
+
+/** Header fields, and the patch `version`, that differ. */
+function headerChanges(a: TemplateModel | null, b: TemplateModel | null): FieldChange[] {
+  const ha = a ? { ...a.header, version: a.version } : undefined;
+  const hb = b ? { ...b.header, version: b.version } : undefined;
+  const out: FieldChange[] = [];
+  for (const field of fieldsOf(ha, hb)) pushIfChanged(out, field, fieldValue(ha, field), fieldValue(hb, field));
+  return out;
+}
+
+/** Every field of a node that differs. */
+function nodeChanges(a: NodeModel, b: NodeModel): FieldChange[] {
+  const out: FieldChange[] = [];
+  for (const field of fieldsOf(a, b)) pushIfChanged(out, field, fieldValue(a, field), fieldValue(b, field));
+  return out;
 }
 
 function nodeRef(n: NodeModel) {

@@ -52,7 +52,8 @@ export function cardView(card: Card, opts: { draft: boolean; goToLine?: (line: n
     card.name_differs ? h('p', { class: 'callout warning' }, `The header's name is not ${card.name}.`) : null,
     h('dl', { class: 'facts' }, facts.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
     h('h3', {}, 'Graph'),
-    h('div', { class: 'graph-wrap' }, drawGraph(card)),
+    // drawn at its own size, so it may scroll: focusable, so the keyboard scrolls it too
+    h('div', { class: 'graph-wrap', tabindex: 0, role: 'group', 'aria-label': `Graph of ${card.name}` }, drawGraph(card)),
     h('h3', {}, 'Nodes'),
     h(
       'div',

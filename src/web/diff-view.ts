@@ -33,7 +33,7 @@ export function diffView(diff: TemplateDiff, current: Card | null, sources?: Dif
     current
       ? h(
           'div',
-          { class: 'graph-wrap' },
+          { class: 'graph-wrap', tabindex: 0, role: 'group', 'aria-label': `Graph of ${current.name}, changes marked` },
           h('p', { class: 'legend' }, h('span', { class: 'key added' }, 'added'), ' ', h('span', { class: 'key changed' }, 'changed')),
           drawGraph(current, marks),
         )

@@ -1,10 +1,15 @@
+import { h } from './dom.js';
+
 /**
- * Leaving a template with unsaved text asks first. In-page links (the
- * Library link, the header, a list row) are asked about before the hash
- * moves, so "stay" leaves history as it was; browser back and forward and a
- * typed hash are asked about after (a hash change cannot be cancelled), and
- * "stay" puts the template's address back. Closing the tab is the browser's
- * own `beforeunload` question (main.ts).
+ * Leaving a template or a role with unsaved text asks first, in the page (a
+ * modal <dialog> whose "Stay" has the focus; never `confirm()`, which blocks
+ * the page and cannot be styled or named). In-page links (the Library link,
+ * the header, a list row) are held before the hash moves, so "stay" leaves
+ * history as it was; browser back and forward and a typed hash are asked
+ * about after (a hash change cannot be cancelled): the view's address is put
+ * back at once and "leave" goes on to the address asked for. Closing the
+ * tab is the browser's own `beforeunload` question (main.ts), the one thing
+ * a page cannot ask itself.
  */
 
 export interface LeaveGuard {
@@ -15,18 +20,58 @@ export interface LeaveGuard {
 export interface LeaveOptions {
   /** true while there is text that leaving `hash` would lose */
   wouldLose(hash: string): boolean;
-  /** the question; default the browser's confirm dialog */
-  ask?: (question: string) => boolean;
+  /** the question; default the page's own dialog (askToLeave) */
+  ask?: (question: string) => Promise<boolean>;
 }
 
-const QUESTION = 'Leave this template? Your unsaved changes will be lost.';
+const QUESTION = 'Leave this page? Your unsaved changes will be lost.';
+
+let asking: Promise<boolean> | null = null;
+
+/** The page's modal question: true for Leave, false for Stay, Escape or a click outside the buttons. */
+export function askToLeave(question: string): Promise<boolean> {
+  if (asking) return asking;
+  const back = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  const stay = h('button', { type: 'button', class: 'primary' }, 'Stay');
+  const leave = h('button', { type: 'button', class: 'danger' }, 'Leave');
+  const dialog = h(
+    'dialog',
+    { class: 'leave-dialog', 'aria-labelledby': 'leave-question' },
+    h('p', { id: 'leave-question' }, question),
+    h('p', { class: 'actions' }, stay, leave),
+  );
+  document.body.append(dialog);
+  asking = new Promise<boolean>((resolve) => {
+    const done = (yes: boolean) => {
+      dialog.close();
+      dialog.remove();
+      asking = null;
+      if (!yes && back?.isConnected) back.focus();
+      resolve(yes);
+    };
+    stay.addEventListener('click', () => done(false));
+    leave.addEventListener('click', () => done(true));
+    // Escape: the dialog's cancel, answered as Stay
+    dialog.addEventListener('cancel', (ev) => {
+      ev.preventDefault();
+      done(false);
+    });
+  });
+  dialog.showModal();
+  stay.focus();
+  return asking;
+}
 
 export function guardLeaving(o: LeaveOptions): LeaveGuard {
-  const ask = o.ask ?? ((q: string) => window.confirm(q));
+  const ask = o.ask ?? askToLeave;
   /** the hash of the view on screen: where "stay" goes back to */
   let shown = location.hash;
-  /** a hash already agreed to at the click, so its hashchange does not ask again */
+  /** a hash already agreed to, so its hashchange does not ask again */
   let agreed: string | null = null;
+  const go = (hash: string) => {
+    agreed = hash;
+    location.hash = hash;
+  };
 
   document.addEventListener(
     'click',
@@ -35,8 +80,12 @@ export function guardLeaving(o: LeaveOptions): LeaveGuard {
       const a = (ev.target as Element | null)?.closest?.('a[href]') as HTMLAnchorElement | null;
       if (!a || a.target || a.origin !== location.origin || a.pathname !== location.pathname || !a.hash.startsWith('#/')) return;
       if (a.hash === location.hash || !o.wouldLose(a.hash)) return;
-      if (ask(QUESTION)) agreed = a.hash;
-      else ev.preventDefault();
+      // held: the hash moves only once the question is answered Leave
+      ev.preventDefault();
+      const hash = a.hash;
+      void ask(QUESTION).then((yes) => {
+        if (yes) go(hash);
+      });
     },
     true, // before the browser follows the link
   );
@@ -49,13 +98,16 @@ export function guardLeaving(o: LeaveOptions): LeaveGuard {
         history.replaceState(history.state, '', shown || '#/');
         return false;
       }
-      if (agreed === hash || !o.wouldLose(hash) || ask(QUESTION)) {
+      if (agreed === hash || !o.wouldLose(hash)) {
         agreed = null;
         shown = hash;
         return true;
       }
-      // back, forward or a typed address, refused: the template's address again, its view untouched
+      // back, forward or a typed address: the view's address again, its view untouched, then the question
       history.pushState(history.state, '', shown);
+      void ask(QUESTION).then((yes) => {
+        if (yes) go(hash);
+      });
       return false;
     },
   };

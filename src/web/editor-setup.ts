@@ -2,8 +2,10 @@
  * The CodeMirror extensions of the template editor: YAML highlighting, line
  * numbers, history, bracket matching, search, the lint gutter, completion and
  * hover from the format's catalogues, and a theme whose line numbers keep
- * 4.5:1 contrast. Tab indents (YAML has no tabs); Escape then Tab leaves the
- * editor, so the keyboard is never trapped (CodeMirror's tab focus mode).
+ * 4.5:1 contrast. Enter indents as YAML wants it (editor-indent.ts). Tab
+ * indents (YAML has no tabs); Escape then Tab leaves the editor, with or
+ * without a selection, so the keyboard is never trapped (CodeMirror's tab
+ * focus mode).
  */
 import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
@@ -25,6 +27,8 @@ import {
 import { styleNonce } from './csp-nonce.js';
 import { type LibraryNames, templateCompletion } from './editor-complete.js';
 import { templateHover } from './editor-hover.js';
+import { yamlComfort } from './editor-indent.js';
+import { ownSelectionEdits } from './editor-input.js';
 
 export interface SetupOptions {
   /** the accessible name of the text box: `Source of <name>` */
@@ -88,6 +92,9 @@ export function editorExtensions(o: SetupOptions): Extension[] {
     lintGutter(),
     autocompletion({ override: [templateCompletion(o.names)], icons: false }),
     templateHover,
+    // its Escape comes before the default keymap's, so a selection never keeps Tab in the editor
+    yamlComfort(),
+    ownSelectionEdits(),
     keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...completionKeymap, indentWithTab]),
     EditorState.tabSize.of(2),
     EditorState.readOnly.of(o.readOnly),

@@ -34,6 +34,8 @@ export interface EditorOptions {
   onStatus?: (status: EditorStatus) => void;
   /** called when the text starts or stops differing from the saved source (the unsaved-changes dot) */
   onDirty?: (dirty: boolean) => void;
+  /** called on every change of the text (a message about the text before it is out of date) */
+  onEdit?: () => void;
 }
 
 export class Editor {
@@ -78,12 +80,20 @@ export class Editor {
         }),
       }),
     });
-    this.el = h(
-      'div',
-      { class: 'editor' },
-      code,
-      h('section', { class: 'problem-pane', 'aria-label': 'Problems in the source' }, this.summary, this.list),
+    const pane = h('section', { class: 'problem-pane', 'aria-label': 'Problems in the source' });
+    // on a narrow window the pane sits above the editor and folds away (style.css); the button shows only there
+    const fold = h('button', { type: 'button', class: 'problems-toggle', 'aria-expanded': 'true', onclick: () => {
+      const folded = pane.toggleAttribute('data-folded');
+      fold.setAttribute('aria-expanded', String(!folded));
+      fold.textContent = folded ? 'Show the problems' : 'Hide the problems';
+    } }, 'Hide the problems');
+    pane.append(
+      fold,
+      this.summary,
+      h('p', { class: 'editor-help' }, 'Tab indents; Escape then Tab leaves the editor. Ctrl/Cmd+S saves, Ctrl/Cmd+F searches.'),
+      this.list,
     );
+    this.el = h('div', { class: 'editor' }, code, pane);
     this.render();
     if (!opts.readOnly) warmUp(this.saved, opts.name);
   }
@@ -122,6 +132,23 @@ export class Editor {
     else this.changed();
   }
 
+  /**
+   * Checks the text again (the names it is checked against may have changed:
+   * the page was out of contact with the service); `savedProblems` are the
+   * service's for the saved text, read again.
+   */
+  recheck(savedProblems: Problem[]): void {
+    this.savedProblems = savedProblems;
+    if (!this.dirty) {
+      this.problems = savedProblems;
+      this.render();
+      return;
+    }
+    const mine = ++this.seq;
+    this.setStatus('checking');
+    this.checking = this.check(mine, this.text);
+  }
+
   /** Problems from elsewhere (a 422 on save) replace the list until the next edit. */
   showProblems(problems: Problem[]): void {
     this.problems = problems;
@@ -151,6 +178,7 @@ export class Editor {
     // one copy of the text per keystroke (at the 128 KiB cap each copy is milliseconds)
     const text = this.text;
     const dirty = text !== this.saved;
+    this.opts.onEdit?.();
     if (dirty !== this.wasDirty) {
       this.wasDirty = dirty;
       this.opts.onDirty?.(dirty);

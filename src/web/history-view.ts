@@ -126,6 +126,7 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
         'p',
         {},
         `Restore ${o.name} to the version of ${when(v.at)} (${short(v.commit)})? It is saved as a new version; the current one stays in the history.`,
+        o.kind === 'template' ? ' It keeps what it knew of the shipped template: a version saved against an older shipped version reads “shipped changed”, as it did then.' : null,
         o.dirty ? ' Your unsaved edits in the editor are replaced.' : null,
       ),
       h('p', { class: 'actions' }, yes, cancel),
@@ -134,8 +135,11 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
     cancel.focus();
   };
 
+  /** the one version marked current: the newest whose bytes load now (a restore makes an older one with the same bytes) */
+  let currentSeen = false;
   const item = (v: Version): HTMLElement => {
-    const current = v.etag !== null && v.etag === o.etag;
+    const current = !currentSeen && v.etag !== null && v.etag === o.etag;
+    if (current) currentSeen = true;
     const li = h('li', { class: 'history-item', 'data-commit': v.commit, 'data-state': v.state });
     const diffButton = h('button', { type: 'button', onclick: () => void showDiff(v), 'aria-label': `Diff the version ${short(v.commit)} against the current text` }, 'Diff');
     const restoreButton =
@@ -163,10 +167,12 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
     return li;
   };
 
-  const page = async (before: string | null) => {
+  // the cursor pins the walk the first page began (docs/api.md, History): a save landing meanwhile shifts nothing
+  const page = async (cursor: string | null) => {
+    const before = cursor;
     clear(more);
     try {
-      const q = `?limit=20${before ? `&before=${before}` : ''}`;
+      const q = `?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       const { body } = await call<HistoryAnswer>('GET', `${base}/history${q}`);
       if (!before && body.versions.length === 0) {
         list.replaceWith(h('p', { class: 'note' }, `No versions yet: ${o.name} has not been saved in this library.`));
@@ -176,8 +182,8 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
       list.append(...items);
       // the Older versions button is gone: focus moves to the first version it brought
       if (before) items[0]?.querySelector<HTMLElement>('button')?.focus();
-      if (body.next) {
-        const next = body.next;
+      if (body.cursor) {
+        const next = body.cursor;
         more.append(h('button', { type: 'button', onclick: () => void page(next) }, 'Older versions'));
       }
     } catch (e) {

@@ -51,16 +51,26 @@ export function fillLaunchPanel(panel: HTMLElement, o: LaunchPanelOptions): void
     clear(out);
     out.append(h('p', {}, 'Previewing…'));
     const values: Record<string, unknown> = {};
+    const warnings: Warning[] = [];
     for (const f of fields) {
       const v = f.value();
       if (v !== undefined) values[f.name] = v;
+      warnings.push(...(f.warnings?.() ?? []));
     }
+    const said = warnings.length
+      ? h(
+          'ul',
+          { class: 'callout warning launch-warnings', 'aria-label': 'Warnings about the inputs' },
+          warnings.map((w) => h('li', { 'data-code': w.code, 'data-input': w.input }, w.text)),
+        )
+      : null;
     try {
       const { body } = await call<LaunchPreviewAnswer>('POST', `/templates/${enc(o.name)}/launch-preview`, {
         body: { inputs: values },
         ifMatch: o.etag,
       });
       clear(out);
+      if (said) out.append(said);
       out.append(result(body));
     } catch (e) {
       clear(out);
@@ -78,6 +88,15 @@ interface Field {
   el: HTMLElement;
   /** the value to send, or undefined to leave the input out (its default applies) */
   value(): unknown;
+  /** what the value as sent leaves out or repeats (a list's blank lines, an item twice): said before the result */
+  warnings?(): Warning[];
+}
+
+/** A page-side warning about what was typed: a code to find it by, and what it says. */
+interface Warning {
+  code: 'list.blank_lines' | 'list.duplicate';
+  input: string;
+  text: string;
 }
 
 function field(d: Input): Field {
@@ -105,12 +124,32 @@ function field(d: Input): Field {
     const lines = Array.isArray(d.default) ? d.default.map(shown).join('\n') : '';
     const area = h('textarea', { id, rows: 4, cols: 50, 'aria-describedby': describedBy });
     area.value = lines;
+    const each = d.runs === 'each';
     return {
       name: d.name,
       el: wrap(area),
       value: () => {
         const items = area.value.split('\n').map((l) => l.trim()).filter((l) => l !== '');
         return items.length === 0 && area.value.trim() === '' ? undefined : items;
+      },
+      warnings: () => {
+        const lines = area.value.replace(/\n+$/, '').split('\n');
+        const out: Warning[] = [];
+        const blank = lines.filter((l) => l.trim() === '').length;
+        if (blank > 0 && lines.some((l) => l.trim() !== '')) {
+          out.push({ code: 'list.blank_lines', input: d.name, text: `${d.name}: ${blank} blank line${blank === 1 ? ' is' : 's are'} left out; each other line is one item.` });
+        }
+        const seen = new Set<string>();
+        const twice = new Set<string>();
+        for (const l of lines.map((x) => x.trim()).filter(Boolean)) (seen.has(l) ? twice : seen).add(l);
+        if (twice.size) {
+          out.push({
+            code: 'list.duplicate',
+            input: d.name,
+            text: `${d.name}: ${[...twice].join(', ')} ${twice.size === 1 ? 'is' : 'are'} listed more than once${each ? ', so the same item would start more than one run' : ''}.`,
+          });
+        }
+        return out;
       },
     };
   }
@@ -172,9 +211,11 @@ function runCard(r: LaunchRun, total: number): HTMLElement {
       r.nodes.map((n) =>
         h(
           'li',
-          { 'data-node': n.id },
+          { 'data-node': n.id, 'data-may-not-run': n.on_path ? 'true' : null },
           h('strong', {}, n.id),
           ` (${n.role ?? n.builtin ?? n.tool ?? n.type})`,
+          // a node with a condition may not run: said beside it, not listed as if it would
+          n.on_path ? h('span', { class: 'tag warning may-not-run' }, `runs only when ${n.on_path} is on PATH`) : null,
           n.touches.length ? h('span', { class: 'hint' }, ` can touch ${n.touches.join(', ')}`) : null,
           n.prompt === null ? null : h('pre', { class: 'prompt' }, n.prompt),
         ),

@@ -51,7 +51,39 @@ export async function rebasePreview(name: string, on: RebaseHandlers): Promise<H
     call<RebaseAnswer>('POST', `/templates/${enc(name)}/rebase`, { body: {} }),
     call<TemplateAnswer>('GET', `/templates/${enc(name)}`),
   ]);
-  const parts = body.parts;
+  return mergeChoices({ name, parts: body.parts, mine: copy.source, ...on });
+}
+
+/** What a merge is of: the rebase onto today's shipped version unless told otherwise. */
+export interface MergeChoicesOptions extends RebaseHandlers {
+  /** the template, for the validator */
+  name: string;
+  parts: RebaseAnswer['parts'];
+  /** the text the result is compared with ("your copy") */
+  mine: string;
+  /** the region's name; default `Rebase preview` */
+  region?: string;
+  heading?: string;
+  /** the other side: its caption over its lines, and the choice that takes them */
+  theirs?: { caption: string; take: string; base: string };
+  /** what the text compared with is called; default `your copy` */
+  mineLabel?: string;
+}
+
+const SHIPPED = { caption: 'Today’s shipped', take: 'Take shipped', base: 'The shipped lines your copy started from' };
+
+/**
+ * Merge parts settled by choice (the rebase preview's view, also the
+ * conflict of two tabs' saves: template-view.ts): each conflict a choice in
+ * its place, the result compared with `mine` and checked, and "Use this"
+ * once it is valid.
+ */
+export function mergeChoices(o: MergeChoicesOptions): HTMLElement {
+  const { name, parts } = o;
+  const on: RebaseHandlers = o;
+  const theirs = o.theirs ?? SHIPPED;
+  const mineLabel = o.mineLabel ?? 'your copy';
+  const copy = { source: o.mine };
   const conflicts = conflictsOf(parts);
   const res = freshResolutions(parts);
   const n = conflicts.length;
@@ -60,10 +92,10 @@ export async function rebasePreview(name: string, on: RebaseHandlers): Promise<H
   const problemList = h('ul', { class: 'problems', 'aria-label': 'Problems in the result' });
   const resultOut = h('div', { class: 'merge-result' });
   const useButton = h('button', { type: 'button', class: 'primary', disabled: true }, 'Use this');
-  const heading = h('h3', { tabindex: -1 }, 'Your copy merged onto today’s shipped version');
+  const heading = h('h3', { tabindex: -1 }, o.heading ?? 'Your copy merged onto today’s shipped version');
   const section = h(
     'section',
-    { class: 'callout rebase', 'aria-label': 'Rebase preview', 'data-conflicts': n },
+    { class: 'callout rebase', 'aria-label': o.region ?? 'Rebase preview', 'data-conflicts': n },
     heading,
     h(
       'p',
@@ -117,7 +149,7 @@ export async function rebasePreview(name: string, on: RebaseHandlers): Promise<H
     if (compare) compare.setAfter(result);
     else {
       clear(resultOut);
-      compare = compareView({ before: copy.source, after: result, beforeLabel: 'your copy', afterLabel: 'the result' });
+      compare = compareView({ before: copy.source, after: result, beforeLabel: mineLabel, afterLabel: 'the result' });
       resultOut.append(compare.el);
     }
     setStatus('checking', 'Checking the result…');
@@ -135,10 +167,10 @@ export async function rebasePreview(name: string, on: RebaseHandlers): Promise<H
   };
 
   if (n > 0) {
-    section.append(h('ol', { class: 'merge-conflicts' }, conflicts.map((c, i) => h('li', {}, conflictChoice(c, i, n, parts, res, () => void update(), editors)))));
+    section.append(h('ol', { class: 'merge-conflicts' }, conflicts.map((c, i) => h('li', {}, conflictChoice(c, i, n, parts, res, () => void update(), editors, theirs)))));
   }
   section.append(
-    h('h4', {}, 'The result against your copy'),
+    h('h4', {}, `The result against ${mineLabel}`),
     resultOut,
     status,
     problemList,
@@ -172,6 +204,7 @@ function conflictChoice(
   res: Resolution[],
   changed: () => void,
   editors: EditorView[],
+  theirs: { caption: string; take: string; base: string },
 ): HTMLElement {
   const r = res[i]!;
   const ctx = contextOf(parts, i);
@@ -214,13 +247,13 @@ function conflictChoice(
     { class: 'merge-conflict', 'data-conflict': i + 1 },
     h('legend', {}, `Conflict ${i + 1} of ${n}`),
     ctx.before ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.before) : null,
-    h('div', { class: 'merge-sides' }, side('mine', 'Yours', c.copy), side('shipped', 'Today’s shipped', c.theirs)),
+    h('div', { class: 'merge-sides' }, side('mine', 'Yours', c.copy), side('shipped', theirs.caption, c.theirs)),
     ctx.after ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.after) : null,
-    h('details', {}, h('summary', {}, 'The shipped lines your copy started from'), h('pre', {}, c.base || '(no lines)')),
+    h('details', {}, h('summary', {}, theirs.base), h('pre', {}, c.base || '(no lines)')),
     h(
       'p',
       { class: 'merge-choices' },
-      CHOICES.map(([value, label]) =>
+      CHOICES.map(([value, label]) => [value, value === 'shipped' ? theirs.take : label] as const).map(([value, label]) =>
         h(
           'label',
           {},

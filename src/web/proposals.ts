@@ -5,6 +5,7 @@ import { unifiedView } from './diff-view.js';
 import { NAME_PATTERN } from './names.js';
 import { refreshProposalCount } from './proposal-count.js';
 import type { ProposalAnswer, ProposalList, ProposalSummary } from '../schema/proposals.js';
+import { handOver } from './proposal-handoff.js';
 import { errorText, say } from './ui.js';
 
 /**
@@ -129,8 +130,15 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     autocomplete: 'off',
   });
   const noteField = h('input', { id: `${idBase}-note`, autocomplete: 'off', maxlength: 2000 });
-  const saveButton = h('button', { type: 'submit', class: 'primary' }, 'Save to library');
-  const dismissButton = h('button', { type: 'submit' }, 'Dismiss');
+  // an invalid proposal cannot be saved as it is (the save would be 422): open it in the editor and fix it there
+  const errors = p.problems.filter((x) => x.severity === 'error').length;
+  const whyNot = p.valid ? null : h('span', { class: 'hint', id: `${idBase}-why` }, `Not valid: ${errors} error${errors === 1 ? '' : 's'}, listed below. Open it in the editor to fix them.`);
+  const saveButton = h('button', { type: 'submit', class: 'primary', disabled: !p.valid, 'aria-describedby': p.valid ? null : `${idBase}-why` }, 'Save to library');
+  const openButton = h('button', { type: 'button', onclick: () => {
+    handOver(p);
+    location.hash = `#/templates/${enc(p.name)}`;
+  } }, 'Open in editor');
+  const dismissButton = h('button', { type: 'button' }, 'Dismiss');
 
   const fail = (e: unknown, what: string) => {
     clear(out);
@@ -152,6 +160,9 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     nameField,
     ' ',
     saveButton,
+    ' ',
+    openButton,
+    whyNot,
   );
   /** A decision's submit: the button held while it runs; on success the view is drawn again, on failure it says why here. */
   const decide = (form: HTMLFormElement, button: HTMLButtonElement, refused: string, run: () => Promise<string>) =>
@@ -177,15 +188,30 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     return `Saved ${name} to the library.`;
   });
 
-  const dismissForm = h(
+  // Dismiss asks first, with the note for the conductor, and the focus on Cancel: it cannot be undone
+  const dismissForm = h('form', { class: 'proposal-dismiss', 'aria-label': `Dismiss ${p.name}` }, dismissButton);
+  const ask = h('div', { class: 'callout confirm proposal-dismiss-ask', role: 'group', 'aria-label': `Dismiss ${p.name}?`, hidden: true });
+  const cancel = h('button', { type: 'button', onclick: () => {
+    ask.hidden = true;
+    dismissButton.focus();
+  } }, 'Cancel');
+  const yes = h('button', { type: 'submit', class: 'danger' }, 'Yes, dismiss');
+  const askForm = h(
     'form',
-    { class: 'proposal-dismiss', 'aria-label': `Dismiss ${p.name}` },
-    h('label', { for: `${idBase}-note` }, 'Note for the conductor '),
-    noteField,
-    ' ',
-    dismissButton,
+    {},
+    h('p', {}, `Dismiss the proposal ${p.name}? The conductor is told, with your note; this cannot be undone.`),
+    h('p', {}, h('label', { for: `${idBase}-note` }, 'Note for the conductor '), noteField),
+    h('p', { class: 'actions' }, cancel, yes),
   );
-  decide(dismissForm, dismissButton, 'Not dismissed', async () => {
+  ask.append(askForm);
+  ask.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Escape') cancel.click();
+  });
+  dismissButton.addEventListener('click', () => {
+    ask.hidden = false;
+    cancel.focus();
+  });
+  decide(askForm, yes, 'Not dismissed', async () => {
     const note = noteField.value.trim();
     await call('POST', `/proposals/${enc(p.id)}/dismiss`, { body: note ? { note } : {} });
     return `Dismissed the proposal ${p.name}.`;
@@ -206,6 +232,7 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     h('p', { class: 'purpose' }, p.purpose),
     h('p', { class: 'sentence' }, `Proposed ${p.from ? `by ${p.from} ` : ''}on ${new Date(p.created_at).toLocaleString()}.`),
     h('div', { class: 'actions' }, saveForm, dismissForm),
+    ask,
     out,
     p.problems.length
       ? h(

@@ -67,7 +67,10 @@ export function syncIndicator(el: HTMLElement): SyncIndicator {
         el.hidden = true;
         return;
       }
-      if (!el.hidden) details.replaceChildren(h('span', { class: 'sync-error' }, ` · ${errorText(e)}`));
+      if (el.hidden) return;
+      // a round asked for and refused: say so, never "syncing…" left on screen
+      if (method === 'POST') text.textContent = 'team library: not synced';
+      details.replaceChildren(h('span', { class: 'sync-error' }, ` · ${errorText(e)}`));
     }
   }
 

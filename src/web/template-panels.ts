@@ -1,7 +1,6 @@
 import { ApiError, call, enc } from './api.js';
 import { clear, h } from './dom.js';
 import { type DiffSources, diffView } from './diff-view.js';
-import { compareView } from './merge-compare.js';
 import { stateInfo } from './states.js';
 import type { TemplateDiff } from '../schema/diff.js';
 import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
@@ -67,33 +66,36 @@ async function diffSources(d: TemplateDiff, detail: TemplateAnswer): Promise<Dif
   }
 }
 
-/** After a 412: the text is kept; reload, see the difference (diffed here, saved against yours), or overwrite. */
-export function conflictBox(name: string, mine: string, on: { reload: () => void; overwrite: () => void }): HTMLElement {
-  const diffOut = h('div', {});
-  const showDifference = async () => {
-    try {
-      const { body } = await call<TemplateAnswer>('GET', `/templates/${enc(name)}`);
-      clear(diffOut);
-      diffOut.append(
-        h('p', {}, `The saved version (${stateInfo(body.state).label}) against your text.`),
-        compareView({ before: body.source, after: mine, beforeLabel: 'the saved version', afterLabel: 'your text' }).el,
-      );
-    } catch (e) {
-      clear(diffOut);
-      diffOut.append(h('p', {}, `Could not read the saved version: ${errorText(e)}`));
-    }
-  };
+export interface ConflictChoices {
+  /** drop the edits: the saved version loads */
+  reload: () => void;
+  /** the three-way merge of the edits and the saved version over the version loaded (merge-rebase.ts's choices) */
+  merge: () => void;
+  /** save what the editor holds now over the saved version (If-Match of the version just seen) */
+  overwrite: () => void;
+}
+
+/**
+ * A save made elsewhere met while this tab has edits: `refused`, a save of
+ * ours answered 412 (an error: nothing was written); `elsewhere`, the events
+ * said so before Save was pressed (a warning). The text stays in the editor
+ * either way; the choices act on what it holds when they are clicked.
+ */
+export function conflictBox(kind: 'refused' | 'elsewhere', saved: TemplateAnswer, on: ConflictChoices): HTMLElement {
+  const lead =
+    kind === 'refused'
+      ? [h('strong', {}, 'Not saved: this template changed elsewhere'), ' since you opened it (another tab or window saved or reset it).']
+      : [h('strong', {}, 'This template changed elsewhere'), ' since you opened it (another tab, window or a hand edit).'];
   return h(
     'div',
-    { class: 'callout error conflict', role: 'alert' },
-    h('p', {}, h('strong', {}, 'Not saved: this template changed elsewhere'), ' since you opened it (another tab or window saved or reset it). Your text is still in the editor.'),
+    { class: `callout ${kind === 'refused' ? 'error' : 'warning'} conflict`, role: kind === 'refused' ? 'alert' : 'group', 'aria-label': kind === 'refused' ? null : 'Changed elsewhere', 'data-conflict': kind },
+    h('p', {}, ...lead, ` It reads ${stateInfo(saved.state).label} now. Your text is still in the editor, unsaved.`),
     h(
       'p',
       { class: 'actions' },
+      h('button', { type: 'button', class: 'primary', onclick: on.merge }, 'Merge with the saved version'),
       h('button', { type: 'button', onclick: on.reload }, 'Reload the saved version'),
-      h('button', { type: 'button', onclick: () => void showDifference() }, 'Show the difference'),
       h('button', { type: 'button', class: 'danger', onclick: on.overwrite }, 'Save mine over it'),
     ),
-    diffOut,
   );
 }

@@ -6,13 +6,17 @@ import { Editor, type EditorStatus } from './editor.js';
 import { destroyComparesIn } from './merge-compare.js';
 import { canRebase, canReset, stateInfo } from './states.js';
 import { conflictBox, fillDiffPanel, rebasePreview } from './template-panels.js';
+import { mergeChoices } from './merge-rebase.js';
+import { threeWayParts } from './merge-three.js';
 import { fillLaunchPanel } from './launch-view.js';
 import { fillHistoryPanel } from './history-view.js';
 import type { Card } from '../schema/card.js';
+import type { ProposalAnswer } from '../schema/proposals.js';
 import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
+import { takeOver } from './proposal-handoff.js';
 import { duplicateForm } from './duplicate.js';
 import { divergedPanel } from './sync-diverged.js';
-import { badge, confirmInline, errorText, focusLost, say, showState } from './ui.js';
+import { badge, confirmInline, errorText, focusLost, say, type SayKind, showState, unsay } from './ui.js';
 
 export type Tab = 'source' | 'card' | 'diff' | 'launch' | 'history';
 
@@ -43,6 +47,8 @@ export class TemplatePage {
   private readonly tabs = h('nav', { class: 'tabs', 'aria-label': 'Views of the template' });
   private saveButton = h('button', { type: 'button', class: 'primary' }, 'Save');
   private saveHint = h('span', { class: 'hint', id: 'save-hint' });
+  /** the optional one-line note of the next save, kept in its history entry (docs/api.md, "Save with a note") */
+  private readonly noteInput = h('input', { type: 'text', class: 'save-note', maxlength: 200, 'aria-label': 'Note for the history (optional, one line)', placeholder: 'Note (optional)' });
   private diffAgainst = '';
   /** writes in flight, the ETags they answered, and an event heard meanwhile (changedElsewhere) */
   private writing = 0;
@@ -51,6 +57,10 @@ export class TemplatePage {
   /** the unsaved-changes dot by the title */
   private readonly dot = h('span', { class: 'unsaved-dot', title: 'Unsaved changes', hidden: true }, h('span', { 'aria-hidden': 'true' }, '●'), h('span', { class: 'visually-hidden' }, 'unsaved changes'));
   private gone = false;
+  /** a proposal opened in this editor (proposal-handoff.ts): Save decides it */
+  private proposal: ProposalAnswer | null = null;
+  /** the version saved elsewhere that this tab's edits met (a 412, or an event while edited): what a merge or an overwrite goes onto */
+  private theirs: { detail: TemplateAnswer; etag: string | null } | null = null;
 
   constructor(
     readonly name: string,
@@ -58,7 +68,18 @@ export class TemplatePage {
   ) {}
 
   async load(): Promise<void> {
-    const { body, etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`);
+    const proposal = takeOver(this.name);
+    let body: TemplateAnswer;
+    let etag: string | null;
+    try {
+      ({ body, etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`));
+    } catch (e) {
+      // a proposal of a new name: nothing is saved under it yet, so the editor starts empty and the save creates it
+      if (!(proposal && e instanceof ApiError && e.status === 404)) throw e;
+      body = { name: this.name, state: 'custom', shipped: false, read_only: false, edited_outside: false, source: '', shipped_source: null, valid: true, problems: [], card: proposal.card };
+      etag = null;
+    }
+    this.proposal = proposal;
     this.detail = body;
     this.etag = etag;
     this.draftCard = null;
@@ -75,11 +96,27 @@ export class TemplatePage {
       onDirty: (dirty) => {
         this.dot.hidden = !dirty;
       },
+      // what was said was about the text before this change
+      onEdit: () => unsay(this.toolbar),
     });
     clear(this.el);
     this.el.append(this.head, this.toolbar, this.notices, this.tabs, this.panels.source, this.panels.card, this.panels.diff, this.panels.launch, this.panels.history);
     this.panels.source.append(this.editor.el);
     this.render();
+    if (proposal) this.openProposal(proposal);
+  }
+
+  /** A proposal opened here (proposals.ts): its text in the editor, unsaved, and a banner saying Save decides it. */
+  private openProposal(p: ProposalAnswer): void {
+    this.editor.setText(p.source);
+    clear(this.notices);
+    this.notices.append(
+      h(
+        'div',
+        { class: 'callout warning proposal-open', role: 'note', 'data-proposal': p.id },
+        h('p', {}, h('strong', {}, `The proposal ${p.name}`), `${p.from ? ` from ${p.from}` : ''} is in the editor, unsaved: “${p.purpose}”. Save saves it to the library and decides the proposal (the conductor is told it was edited); leaving drops it and the proposal stays waiting.`),
+      ),
+    );
   }
 
   /**
@@ -102,12 +139,12 @@ export class TemplatePage {
   /** Ctrl/Cmd+S: the Save button's path, once the text as typed is checked; when Save is closed, says why. */
   async saveShortcut(): Promise<void> {
     if (this.detail.read_only) {
-      say('This template is read-only here.');
+      say('This template is read-only here.', this.toolbar, 'info');
       return;
     }
-    await this.editor.settled();
+    const st = await this.editor.settled();
     if (this.saveButton.disabled) {
-      say(this.saveHint.textContent ?? 'Nothing to save.');
+      say(this.saveHint.textContent || 'Nothing to save.', this.toolbar, st === 'invalid' ? 'warning' : 'info');
       return;
     }
     await this.save();
@@ -135,34 +172,60 @@ export class TemplatePage {
       return;
     }
     if (etag !== null && (etag === this.etag || this.ours.has(etag))) return;
-    if (this.notices.querySelector('.changed-elsewhere')) return;
-    const box = conflictBox(this.name, this.editor.text, {
-      reload: () => void this.refresh('Reloaded the saved version.').then(() => this.settled()),
-      overwrite: () => void this.overwrite(this.editor.text),
-    });
-    box.classList.add('changed-elsewhere');
-    const lead = box.querySelector('p');
-    if (lead) lead.replaceChildren(h('strong', {}, 'This template changed elsewhere'), ' since you opened it (another tab, window or a hand edit). Your text is still in the editor.');
-    clear(this.notices);
-    this.notices.append(box);
+    // no edits here: nothing to lose, so the tab follows the save made elsewhere
+    if (!this.dirty) void this.follow();
+    else if (!this.notices.querySelector('.conflict, .rebase[data-merge="saved"]')) void this.met('elsewhere');
+  }
+
+  /** A tab with no edits loads what was saved elsewhere, and says so (the live region, nothing to answer). */
+  private async follow(): Promise<void> {
+    try {
+      const { body, etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`);
+      if (etag === this.etag || this.dirty) {
+        if (this.dirty && etag !== this.etag) void this.met('elsewhere');
+        return;
+      }
+      this.adopt(body, etag);
+      this.editor.setText(body.source, { problems: body.problems });
+      this.render();
+      say(`${this.name} was saved elsewhere; this tab now shows that version. It reads ${stateInfo(body.state).label}.`, this.toolbar, 'info');
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) say(`${this.name} was deleted elsewhere.`, this.toolbar, 'warning');
+    }
+  }
+
+  /** The saved version becomes the one this tab edits against: its text, state and ETag. */
+  private adopt(body: TemplateAnswer, etag: string | null): void {
+    this.detail = body;
+    this.etag = etag;
+    this.draftCard = null;
+    this.theirs = null;
+    this.launchFor = undefined;
   }
 
   /** After the stream lost track (a `resync`): compare the ETag the service has now with ours. */
   async recheck(): Promise<void> {
     try {
-      const { etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`);
-      this.changedElsewhere(etag);
+      const { body, etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`);
+      if (etag === this.etag) {
+        // the same version, but the names it is checked against may have changed meanwhile (a role added, removed)
+        this.detail = body;
+        this.editor.recheck(body.problems);
+      } else this.changedElsewhere(etag);
     } catch {
       this.changedElsewhere(null);
     }
   }
 
   /** Every write of this page: what it answers is ours, so the events it causes are not news. */
-  private async write<T>(method: string, path: string, opts: RequestOptions): Promise<Answer<T>> {
+  private async write<T>(method: string, path: string, opts: RequestOptions, etagIn?: (body: T) => string | null): Promise<Answer<T>> {
     this.writing += 1;
     try {
       const a = await call<T>(method, path, opts);
       if (a.etag) this.ours.add(a.etag);
+      // an answer about something else (a proposal) names the template's new ETag in its body
+      const inBody = etagIn?.(a.body);
+      if (inBody) this.ours.add(inBody);
       return a;
     } finally {
       this.writing -= 1;
@@ -177,9 +240,7 @@ export class TemplatePage {
   /** After a write: read the template again so state, card and ETag are the service's. */
   private async refresh(message?: string): Promise<void> {
     const { body, etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`);
-    this.detail = body;
-    this.etag = etag;
-    this.draftCard = null;
+    this.adopt(body, etag);
     this.editor.setText(body.source, { problems: body.problems });
     this.render();
     // said by the toolbar, where the action was; it takes the focus when the action's button was redrawn away
@@ -225,6 +286,7 @@ export class TemplatePage {
       this.saveButton = h('button', { type: 'button', class: 'primary', 'aria-describedby': 'save-hint', onclick: () => void this.save() }, 'Save');
       this.toolbar.append(
         this.saveButton,
+        this.noteInput,
         h('button', { type: 'button', onclick: () => this.revert() }, 'Revert edits'),
       );
     }
@@ -324,35 +386,98 @@ export class TemplatePage {
 
   private async save(text = this.editor.text, etag = this.etag): Promise<void> {
     this.saveButton.disabled = true;
+    const banner = this.proposal ? [...this.notices.childNodes] : [];
     clear(this.notices);
     try {
-      await this.write('PUT', `/templates/${enc(this.name)}`, { body: { source: text }, ifMatch: etag });
+      const note = this.noteInput.value.trim();
+      if (this.proposal) {
+        // the proposal's save, with this text: it decides the proposal (docs/api.md, Proposals)
+        const p = this.proposal;
+        await this.write<ProposalAnswer>('POST', `/proposals/${enc(p.id)}/save`, { body: { source: text }, ...(etag ? { ifMatch: etag } : { ifNoneMatch: '*' as const }) }, (b) => b.etag);
+        this.proposal = null;
+        this.noteInput.value = '';
+        await this.refresh(`Saved the proposal ${p.name} to the library; it is decided.`);
+        return;
+      }
+      await this.write('PUT', `/templates/${enc(this.name)}`, { body: note ? { source: text, note } : { source: text }, ifMatch: etag });
+      this.noteInput.value = '';
       await this.refresh('Saved.');
     } catch (e) {
-      if (e instanceof ApiError && e.status === 412) this.conflict(text);
+      this.notices.append(...banner);
+      if (e instanceof ApiError && e.status === 412) void this.met('refused');
       else if (e instanceof ApiError && e.status === 422) {
         this.editor.showProblems(e.problems);
-        this.notice('error', 'Not saved: the service found errors; they are listed under the source.');
+        this.notice('error', 'Not saved: the service found errors; they are listed beside the source.');
       } else this.notice('error', `Not saved: ${errorText(e)}`);
       this.renderSave(this.editor.status);
     }
   }
 
-  /** 412: someone saved or reset this template since we read it. Keep the text; offer reload, the difference, or overwrite. */
-  private conflict(mine: string): void {
-    void this.followState();
+  /**
+   * This tab's edits met a version saved elsewhere (a 412, or an event while
+   * edited): the head follows the service's state, the text stays, and the
+   * choices are the merge, reload, or saving what the editor holds then.
+   */
+  private async met(kind: 'refused' | 'elsewhere'): Promise<void> {
+    let body: TemplateAnswer;
+    let etag: string | null;
+    try {
+      ({ body, etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`));
+    } catch (e) {
+      this.failed(kind === 'refused' ? 'Not saved' : 'Changed elsewhere', e);
+      return;
+    }
+    if (kind === 'elsewhere' && etag === this.etag) return;
+    this.theirs = { detail: body, etag };
+    showState(this.head, body.state);
     clear(this.notices);
+    unsay(this.toolbar);
     this.notices.append(
-      conflictBox(this.name, mine, {
+      conflictBox(kind, body, {
         reload: () => void this.refresh('Reloaded the saved version.').then(() => this.settled()),
-        overwrite: () => void this.overwrite(mine),
+        merge: () => this.mergeTheirs(),
+        overwrite: () => void this.save(this.editor.text, this.theirs?.etag ?? etag),
       }),
     );
   }
 
-  private async overwrite(mine: string): Promise<void> {
-    const { etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`);
-    await this.save(mine, etag);
+  /**
+   * The three-way merge of a conflict: base the version this tab loaded,
+   * theirs the one saved elsewhere, mine the editor's text now, settled in
+   * the rebase view's choices. "Use this" makes theirs the version edited
+   * against (its ETag goes with the next Save) and puts the result in the
+   * editor, unsaved.
+   */
+  private mergeTheirs(): void {
+    const theirs = this.theirs;
+    if (!theirs) return;
+    const mine = this.editor.text;
+    const back = [...this.notices.childNodes];
+    const panel = mergeChoices({
+      name: this.name,
+      parts: threeWayParts(mine, this.detail.source, theirs.detail.source),
+      mine,
+      region: 'Merge with the saved version',
+      heading: 'Your text merged with the version saved elsewhere',
+      mineLabel: 'your text',
+      theirs: { caption: 'Saved elsewhere', take: 'Take theirs', base: 'The lines both started from (the version this tab loaded)' },
+      use: (merged) => {
+        this.adopt(theirs.detail, theirs.etag);
+        this.editor.setText(theirs.detail.source, { problems: theirs.detail.problems });
+        this.editor.setText(merged);
+        clear(this.notices);
+        this.render();
+        say('Merged text loaded into the editor, unsaved; check it, then save.', this.toolbar, 'info');
+        this.editor.view.focus();
+      },
+      close: () => {
+        clear(this.notices);
+        this.notices.append(...back);
+      },
+    });
+    panel.dataset.merge = 'saved';
+    clear(this.notices);
+    this.notices.append(panel);
   }
 
   private reset(): void {
@@ -389,7 +514,7 @@ export class TemplatePage {
             this.editor.setText(merged);
             clear(this.notices);
             location.hash = `#/templates/${this.name}`;
-            say('Merged text loaded into the editor; check it, then save.', this.toolbar);
+            say('Merged text loaded into the editor; check it, then save.', this.toolbar, 'info');
           },
           close: () => clear(this.notices),
         }),
@@ -408,7 +533,7 @@ export class TemplatePage {
           use: (merged) => {
             this.editor.setText(merged);
             clear(this.notices);
-            say('Merged text loaded into the editor; check it, then save.', this.toolbar);
+            say('Merged text loaded into the editor; check it, then save.', this.toolbar, 'info');
           },
           keep: async () => {
             try {
@@ -466,9 +591,10 @@ export class TemplatePage {
     }
   }
 
-  private notice(kind: 'error' | 'ok', text: string): void {
+  /** The page's one message by the toolbar (ui.ts say): a notice replaces what was said before it. */
+  private notice(kind: SayKind, text: string): void {
     clear(this.notices);
-    this.notices.append(h('p', { class: `callout ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text));
+    say(text, this.toolbar, kind);
   }
 }
 

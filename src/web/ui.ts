@@ -26,20 +26,26 @@ export function showState(head: Element, state: string): void {
 let saidAt = 0;
 let keepOnce = false;
 
+/** What a message is: each has its own colour, and only an error interrupts (role=alert). */
+export type SayKind = 'success' | 'info' | 'warning' | 'error';
+
 /**
  * Says the result of an action. `near` is the control or bar that caused it:
  * the message is shown right after it, where the eyes are (the line above
- * the view scrolls away on a long page); the page's one polite live region
- * still announces it, visually hidden then. If the action took the focus
- * with it (a redrawn button), the focus goes to the message, never to
- * `<body>`. Without `near` (a result that navigates: Created, Deleted), the
- * line above the view shows it.
+ * the view scrolls away on a long page), one message at a time: a new one
+ * replaces the last. The page's one polite live region still announces it,
+ * visually hidden then; an error is an alert of its own instead. If the
+ * action took the focus with it (a redrawn button), the focus goes to the
+ * message, never to `<body>`. Without `near` (a result that navigates:
+ * Created, Deleted), the line above the view shows it.
  */
-export function say(text: string, near?: Element): HTMLElement | null {
+export function say(text: string, near?: Element, kind: SayKind = 'success'): HTMLElement | null {
   const el = document.getElementById('status');
   if (el) {
-    el.textContent = text;
-    el.hidden = false;
+    // an error near its control is that control's alert; the polite region would say it twice
+    el.textContent = kind === 'error' && near ? '' : text;
+    el.hidden = el.textContent === '';
+    el.dataset.kind = kind;
     el.classList.toggle('visually-hidden', near !== undefined);
     saidAt = Date.now();
     keepOnce = near === undefined;
@@ -52,6 +58,9 @@ export function say(text: string, near?: Element): HTMLElement | null {
   }
   const msg = said as HTMLElement;
   msg.textContent = text;
+  msg.dataset.kind = kind;
+  if (kind === 'error') msg.setAttribute('role', 'alert');
+  else msg.removeAttribute('role');
   if (focusLost()) msg.focus();
   return msg;
 }
@@ -62,9 +71,26 @@ export function focusLost(): boolean {
   return a === null || a === document.body || !a.isConnected;
 }
 
-/** On navigation: a message said just before it (Created, Deleted) stays for that one view; others go. */
-export function unsay(): void {
+/**
+ * Takes a message away. With `near`, the one said by it (the text it was
+ * about changed, or a conflict now says more); without, on navigation: a
+ * message said just before it (Created, Deleted) stays for that one view,
+ * others go.
+ */
+export function unsay(near?: Element): void {
   const el = document.getElementById('status');
+  if (near) {
+    const said = near.nextElementSibling;
+    if (said?.classList.contains('said')) {
+      if (said === document.activeElement) (near.querySelector('button:not(:disabled)') as HTMLElement | null)?.focus();
+      said.remove();
+    }
+    if (el?.classList.contains('visually-hidden')) {
+      el.hidden = true;
+      el.textContent = '';
+    }
+    return;
+  }
   const keep = keepOnce && Date.now() - saidAt < 1500;
   keepOnce = false;
   if (el && !keep) {

@@ -97,6 +97,38 @@ describe.skipIf(missing !== null)('accessibility: axe on every view (e2e)', () =
     expect(await violations(page)).toEqual({});
   });
 
+  it('a role with a kit problem, and the leave question', async () => {
+    await page.goto(`${served.base}/#/roles/worker`);
+    const kit = page.getByRole('textbox', { name: 'kit.json of worker' });
+    await kit.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(' x');
+    await page.locator('ul[aria-label="Problems in the role"] > li').first().waitFor();
+    expect(await violations(page), 'kit problems').toEqual({});
+    await page.locator('.crumbs').getByRole('link', { name: 'Library' }).click();
+    await page.getByRole('dialog', { name: /Leave this page/ }).waitFor();
+    expect(await violations(page), 'the leave question').toEqual({});
+  });
+
+  it('a conflict met by a save, and its three-way merge', async () => {
+    await page.goto(`${served.base}/#/templates/write`);
+    await page.getByRole('textbox', { name: 'Source of write' }).waitFor();
+    const shipped = await source('write');
+    await page.getByRole('textbox', { name: 'Source of write' }).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('# mine\n');
+    expect((await api('PUT', '/templates/write', { source: `# theirs\n${shipped}` })).status).toBe(200);
+    const save = page.getByRole('button', { name: 'Save', exact: true });
+    await expect.poll(() => save.isEnabled()).toBe(true);
+    await save.click();
+    const box = page.getByRole('alert').filter({ hasText: 'changed elsewhere' });
+    await box.waitFor();
+    expect(await violations(page), 'the conflict').toEqual({});
+    await box.getByRole('button', { name: 'Merge with the saved version' }).click();
+    await page.getByRole('region', { name: 'Merge with the saved version' }).locator('.merge-status').filter({ hasText: /valid/ }).waitFor();
+    expect(await violations(page), 'the merge').toEqual({});
+  });
+
   it('the proposals, one waiting and one decided', async () => {
     const qf = await source('quick-fix');
     const mine = (name: string) => qf.replace(/^ {2}name: quick-fix$/m, `  name: ${name}`).replace(/^ {2}base: .*$/m, '  base: quick-fix');

@@ -73,3 +73,21 @@ interface CursorView {
   dispatch(tr: { selection: { anchor: number }; scrollIntoView: boolean }): void;
   focus(): void;
 }
+
+/** The whole text of any of the page's CodeMirror editors (the role page's role.md, kit.json), by its text box. */
+export function boxText(box: Locator): Promise<string> {
+  return box.evaluate((el) => {
+    const view = (el as unknown as { cmTile?: { root?: { view?: ViewLike } } }).cmTile?.root?.view;
+    if (!view) throw new Error('no CodeMirror view on the text box (cmTile.root.view)');
+    return view.state.doc.toString();
+  });
+}
+
+/** Replaces the whole text of one of the page's CodeMirror editors as one typed edit. */
+export async function setBoxText(box: Locator, text: string): Promise<void> {
+  await box.evaluate((el, text) => {
+    const view = (el as unknown as { cmTile?: { root?: { view?: EditView } } }).cmTile?.root?.view;
+    if (!view) throw new Error('no CodeMirror view on the text box (cmTile.root.view)');
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: 'input' });
+  }, text);
+}

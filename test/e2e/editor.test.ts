@@ -158,7 +158,7 @@ describe.skipIf(missing !== null)('template editor (e2e)', () => {
     expect(await editorText(page, 'write')).toMatch(/\(mine\)/);
   });
 
-  it('leaving with unsaved text asks: dismiss keeps the text, accept leaves; back asks too', async () => {
+  it('leaving with unsaved text asks in the page: Stay keeps the text, Leave leaves; back asks too; never confirm()', async () => {
     await page.goto(`${served.base}/#/`);
     await page.getByRole('link', { name: 'template write, shipped', exact: true }).click();
     await expect.poll(() => editorText(page, 'write')).toContain('name: write');
@@ -166,34 +166,35 @@ describe.skipIf(missing !== null)('template editor (e2e)', () => {
     await page.keyboard.type(' (unsaved)');
     await dot().waitFor({ state: 'visible' });
 
-    const questions: string[] = [];
-    page.once('dialog', (d) => {
-      questions.push(d.type());
+    // the question is the page's own dialog, never the browser's confirm()
+    const native: string[] = [];
+    page.on('dialog', (d) => {
+      native.push(d.type());
       void d.dismiss();
     });
+    const question = page.getByRole('dialog', { name: /Leave this page/ });
     await page.locator('.crumbs').getByRole('link', { name: 'Library' }).click();
-    await expect.poll(() => questions).toEqual(['confirm']);
+    await question.waitFor();
+    // Stay has the focus: a stray Enter loses nothing
+    expect(await page.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Stay');
+    await page.keyboard.press('Enter');
+    await question.waitFor({ state: 'detached' });
     expect(new URL(page.url()).hash).toBe('#/templates/write');
     expect(await editorText(page, 'write')).toContain('(unsaved)');
 
-    // browser back: asked after the fact; staying puts the template's address back
-    page.once('dialog', (d) => {
-      questions.push(d.type());
-      void d.dismiss();
-    });
+    // browser back: asked after the fact; staying (Escape) puts the template's address back
     await page.goBack();
-    await expect.poll(() => questions.length).toBe(2);
+    await question.waitFor();
     await expect.poll(() => new URL(page.url()).hash).toBe('#/templates/write');
+    await page.keyboard.press('Escape');
+    await question.waitFor({ state: 'detached' });
     expect(await editorText(page, 'write')).toContain('(unsaved)');
 
-    page.once('dialog', (d) => {
-      questions.push(d.type());
-      void d.accept();
-    });
     await page.locator('.crumbs').getByRole('link', { name: 'Library' }).click();
+    await question.getByRole('button', { name: 'Leave' }).click();
     await page.getByRole('link', { name: 'template write, shipped', exact: true }).waitFor();
-    expect(questions.length).toBe(3);
     expect(new URL(page.url()).hash).toBe('#/');
+    expect(native).toEqual([]);
   });
 
   it('a template stored with CRLF line ends opens clean: no dot, leaving does not ask', async () => {

@@ -56,12 +56,12 @@ describe.skipIf(missing !== null)('live updates (e2e)', () => {
     expect(await page.locator('ul[aria-label="Templates"] > li:not([hidden])').count()).toBe(1);
   });
 
-  it('an open editor says so when its template changes elsewhere; its own save does not', async () => {
+  it('an open editor follows a change made elsewhere, says so when it has edits; its own save does not', async () => {
     await page.goto(`${served.base}/#/templates/write`);
     const src = page.getByRole('textbox', { name: 'Source of write' });
     await expect.poll(() => editorText(page, 'write')).toContain('name: write');
     await expect.poll(streams).toBe(1);
-    const notice = page.locator('.changed-elsewhere');
+    const notice = page.locator('.conflict');
 
     await src.fill((await editorText(page, 'write')).replace(/^ {2}purpose: .*$/m, '  purpose: Mine, saved here'));
     await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -70,11 +70,20 @@ describe.skipIf(missing !== null)('live updates (e2e)', () => {
     await expect.poll(() => served.app.eventStreams.stats().subscribers).toBe(1);
     expect(await notice.count()).toBe(0);
 
+    // no edits here: the change made elsewhere loads, with nothing to answer
     await editElsewhere('write');
-    await notice.waitFor();
-    expect(await notice.getByRole('button', { name: 'Reload the saved version' }).count()).toBe(1);
-    await notice.getByRole('button', { name: 'Reload the saved version' }).click();
     await expect.poll(() => editorText(page, 'write')).toContain('Changed in another window');
     expect(await notice.count()).toBe(0);
+
+    // with edits: said, with the choices
+    await src.fill((await editorText(page, 'write')).replace(/^ {2}purpose: .*$/m, '  purpose: Mine again'));
+    await expect.poll(() => page.locator('.page-head h2 .unsaved-dot').isVisible()).toBe(true);
+    const now = await api('GET', '/templates/write');
+    expect((await api('PUT', '/templates/write', { source: `${String(now.json!.source)}# and again elsewhere\n` })).status).toBe(200);
+    await notice.waitFor();
+    expect(await notice.getAttribute('data-conflict')).toBe('elsewhere');
+    await notice.getByRole('button', { name: 'Reload the saved version' }).click();
+    await expect.poll(() => notice.count()).toBe(0);
+    expect(await editorText(page, 'write')).not.toContain('Mine again');
   });
 });

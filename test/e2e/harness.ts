@@ -78,6 +78,8 @@ export interface ServeOptions {
   root?: string;
   /** shipped templates and roles; default the repo's harness/ */
   harnessDir?: string;
+  /** the port to listen on (a service started again where it was); default a free one */
+  port?: number;
 }
 
 export async function serve(opts: ServeOptions = {}): Promise<Served> {
@@ -87,7 +89,7 @@ export async function serve(opts: ServeOptions = {}): Promise<Served> {
     libraryOptions: { root, ...(opts.harnessDir ? { harnessDir: opts.harnessDir } : {}) },
     ...(opts.token ? { token: opts.token } : {}),
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: opts.port ?? 0, host: '127.0.0.1' });
   const addr = app.server.address();
   if (!addr || typeof addr === 'string') throw new Error('no port');
   return {
@@ -178,6 +180,7 @@ export interface BrowserTest {
  */
 export function useBrowser(): BrowserTest {
   let browser: Browser | undefined;
+  const cspRefusals: string[] = [];
   const pages: Page[] = [];
   const deferred: { close(): unknown }[] = [];
   beforeAll(async () => {
@@ -190,6 +193,8 @@ export function useBrowser(): BrowserTest {
   afterEach(async () => {
     // each one closed even when one before it failed; the first failure is the test's
     const failures: unknown[] = [];
+    const refused = cspRefusals.splice(0);
+    if (refused.length) failures.push(new Error(`the page broke its Content Security Policy:\n${refused.join('\n')}`));
     for (const x of [...pages.splice(0), ...deferred.splice(0).reverse()]) await Promise.resolve(x.close()).catch((e: unknown) => failures.push(e));
     if (failures.length) throw failures[0];
   });
@@ -197,6 +202,7 @@ export function useBrowser(): BrowserTest {
     async page(opts = {}) {
       const page = await browser!.newPage(opts.viewport ? { viewport: opts.viewport } : {});
       page.setDefaultTimeout(10_000);
+      watchCsp(page, cspRefusals);
       pages.push(page);
       return page;
     },
@@ -224,6 +230,18 @@ export function usePage(use: (served: Served, page: Page) => void, opts: { serve
     const page = await t.page();
     await opts.init?.(page);
     use(served, page);
+  });
+}
+
+/**
+ * Every console message about the Content Security Policy goes into `out`:
+ * the page must never try what its policy refuses (an inline style, a
+ * foreign script), so useBrowser fails the test that saw one. Tabs made
+ * outside useBrowser call it themselves.
+ */
+export function watchCsp(page: Page, out: string[]): void {
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) out.push(`${m.type()}: ${m.text()}`);
   });
 }
 

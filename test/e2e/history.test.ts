@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { editorText, setEditorText } from './editor-page.js';
 import { browserMissing, callApi, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
@@ -111,5 +112,31 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     await page.getByRole('group', { name: 'Confirm restore' }).getByRole('button', { name: 'Yes, restore' }).click();
     await expect.poll(() => page.getByRole('list', { name: 'Versions of reviewer' }).locator('.history-item').count()).toBe(3);
     expect(readFileSync(join(served.root, 'roles', 'reviewer', 'role.md'), 'utf8')).toBe('# Reviewer\n\nFirst words.\n');
+  });
+
+  it('a save carries a note into its history entry; after a restore exactly one version is current', async () => {
+    await page.goto(`${served.base}/#/templates/quick-fix`);
+    await expect.poll(() => editorText(page, 'quick-fix')).toContain('name: quick-fix');
+    const shipped = await editorText(page, 'quick-fix');
+    const first = shipped.replace(/^ {2}purpose: .*$/m, '  purpose: The first purpose');
+    await setEditorText(page, 'quick-fix', first);
+    const save = page.getByRole('button', { name: 'Save', exact: true });
+    await expect.poll(() => save.isEnabled()).toBe(true);
+    await page.getByRole('textbox', { name: 'Note for the history (optional, one line)' }).fill('tighten the gate');
+    await save.click();
+    await page.locator('.said', { hasText: 'Saved.' }).waitFor();
+    expect((await api('/templates/quick-fix', 'PUT', { source: shipped.replace(/^ {2}purpose: .*$/m, '  purpose: The second purpose') })).status).toBe(200);
+
+    await page.getByRole('link', { name: 'History' }).click();
+    const list = page.getByRole('list', { name: 'Versions of quick-fix' });
+    await expect.poll(() => list.locator('.history-item').count()).toBe(2);
+    const noted = list.locator('.history-item').nth(1);
+    expect(await noted.locator('.history-message').textContent()).toBe('save quick-fix: tighten the gate');
+    await noted.getByRole('button', { name: /^Restore/ }).click();
+    await page.getByRole('group', { name: 'Confirm restore' }).getByRole('button', { name: 'Yes, restore' }).click();
+    await expect.poll(() => list.locator('.history-item').count()).toBe(3);
+    // the restore and the version it restored have the same bytes: only the newest is current
+    expect(await list.locator('.tag.current').count()).toBe(1);
+    expect(await list.locator('.history-item').first().locator('.tag.current').count()).toBe(1);
   });
 });

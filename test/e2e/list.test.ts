@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { sourceBox } from './editor-page.js';
+import { boxText, setBoxText, sourceBox } from './editor-page.js';
 import { browserMissing, callApi, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
@@ -185,15 +185,15 @@ describe.skipIf(missing !== null)('the library list (e2e)', () => {
     expect(await save.isEnabled()).toBe(true);
     await page.getByRole('checkbox', { name: 'web.fetch' }).uncheck();
     expect(await save.isDisabled()).toBe(true);
-    const text = await md.inputValue();
-    await md.fill(`${text}\nOne more line.`);
+    const text = await boxText(md);
+    await setBoxText(md, `${text}\nOne more line.`);
     expect(await save.isEnabled()).toBe(true);
-    await md.fill(text);
+    await setBoxText(md, text);
     expect(await save.isDisabled()).toBe(true);
     expect(existsSync(join(served.root, 'roles', 'worker'))).toBe(false);
 
     // a real change saves, and the focus lands on the result, not on <body>
-    await md.fill(`${text}\nOne more line.`);
+    await setBoxText(md, `${text}\nOne more line.`);
     await save.click();
     await page.locator('h2 .badge[data-state="edited"]').waitFor();
     expect(readFileSync(join(served.root, 'roles', 'worker', 'role.md'), 'utf8')).toContain('One more line.');

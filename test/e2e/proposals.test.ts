@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { editorText, setEditorText } from './editor-page.js';
 import { browserMissing, callApi, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
@@ -69,8 +70,17 @@ describe.skipIf(missing !== null)('proposals view (e2e)', () => {
     await expect.poll(async () => (await api('GET', `/proposals/${a.id}`)).body.saved_as).toBe('my-fix-2');
     expect(readFileSync(join(served.root, 'templates', 'my-fix-2.yaml'), 'utf8')).toBe(a.source.replace('  name: my-fix', '  name: my-fix-2'));
 
-    await article(b.id).getByRole('textbox', { name: 'Note for the conductor' }).fill('one is enough');
+    // Dismiss asks, with the note, and the focus on Cancel: a stray Enter dismisses nothing
     await article(b.id).getByRole('button', { name: 'Dismiss' }).click();
+    const ask = article(b.id).getByRole('group', { name: 'Dismiss my-fix?' });
+    await ask.waitFor();
+    expect(await page.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Cancel');
+    await page.keyboard.press('Enter');
+    await ask.waitFor({ state: 'hidden' });
+    expect((await api('GET', `/proposals/${b.id}`)).body.status).toBe('pending');
+    await article(b.id).getByRole('button', { name: 'Dismiss' }).click();
+    await ask.getByRole('textbox', { name: 'Note for the conductor' }).fill('one is enough');
+    await ask.getByRole('button', { name: 'Yes, dismiss' }).click();
     await expect.poll(async () => (await api('GET', `/proposals/${b.id}`)).body.status).toBe('dismissed');
     expect((await api('GET', `/proposals/${b.id}`)).body.note).toBe('one is enough');
   });
@@ -95,10 +105,29 @@ describe.skipIf(missing !== null)('proposals view (e2e)', () => {
     const id = r.body.id as string;
     await page.goto(`${served.base}/#/proposals`);
     await article(id).getByRole('list', { name: 'Problems of quick-fix' }).locator('li[data-code="model.profile_unknown"]').waitFor();
-    await article(id).getByRole('button', { name: 'Save to library' }).click();
-    await article(id).getByRole('alert').waitFor();
+    // Save is closed while it is invalid, and says why
+    const save = article(id).getByRole('button', { name: 'Save to library' });
+    expect(await save.isDisabled()).toBe(true);
+    expect(await article(id).locator(`#p-${id}-why`).textContent()).toContain('Not valid');
     expect((await api('GET', `/proposals/${id}`)).body.status).toBe('pending');
     expect((await api('GET', '/templates/quick-fix')).body.state).toBe('shipped');
+
+    // opened in the editor of its name, fixed there, and saved: that decides the proposal
+    await article(id).getByRole('button', { name: 'Open in editor' }).click();
+    await page.locator(`.proposal-open[data-proposal="${id}"]`).waitFor();
+    await expect.poll(() => editorText(page, 'quick-fix')).toContain('profile: nope');
+    await page.locator('.page-head h2 .unsaved-dot').waitFor({ state: 'visible' });
+    const fixed = (await editorText(page, 'quick-fix')).replace('profile: nope', 'profile: workspace_write').replace(/^ {2}purpose: .*$/m, '  purpose: fixed by the operator');
+    await setEditorText(page, 'quick-fix', fixed);
+    const editorSave = page.getByRole('button', { name: 'Save', exact: true });
+    await expect.poll(() => editorSave.isEnabled()).toBe(true);
+    await editorSave.click();
+    await expect.poll(async () => (await api('GET', `/proposals/${id}`)).body.status).toBe('saved');
+    expect((await api('GET', `/proposals/${id}`)).body.note).toMatch(/edit/);
+    expect(readFileSync(join(served.root, 'templates', 'quick-fix.yaml'), 'utf8')).toBe(fixed);
+    // the page followed its own save: no conflict
+    await page.locator('.page-head h2 .badge[data-state="edited"]').waitFor();
+    expect(await page.locator('.conflict').count()).toBe(0);
   });
 
   it('a save that meets a template made meanwhile under that name is refused, and the proposal stays pending', async () => {

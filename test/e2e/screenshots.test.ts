@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import { editorText, setEditorText } from './editor-page.js';
-import { browserMissing, buildWeb, launch, serve } from './harness.js';
+import { browserMissing, buildWeb, launch, serve, watchCsp } from './harness.js';
 
 const wanted = process.env.UPDATE_SCREENSHOTS === '1';
 
@@ -19,6 +19,8 @@ describe.skipIf(!wanted || browserMissing() !== null)('screenshots', () => {
     const browser = await launch();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const refused: string[] = [];
+      watchCsp(page, refused);
       const out = (name: string) => join(packageRoot, 'docs', 'screenshots', name);
       const api = (method: string, path: string, body?: unknown) =>
         fetch(`${served.base}/api/desk${path}`, {
@@ -63,6 +65,7 @@ describe.skipIf(!wanted || browserMissing() !== null)('screenshots', () => {
       await setEditorText(page, 'quick-fix', text);
       await page.locator('li[data-code="model.profile_unknown"]').getByRole('button').click();
       await page.screenshot({ path: out('editor.png') });
+      expect(refused).toEqual([]);
     } finally {
       await browser.close();
       await served.close();

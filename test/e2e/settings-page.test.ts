@@ -116,10 +116,12 @@ describe.skipIf(missing !== null)('settings page (e2e)', () => {
     expect(readFileSync(copyPath('write'), 'utf8')).toBe(theirs); // our save changed nothing
     expect(await editorText(page, 'write')).toBe(mine); // and our text is kept
 
-    await alert.getByRole('button', { name: 'Show the difference' }).click();
-    // the saved version and ours side by side (the merge view draws the lines in view; the purpose is near the top)
-    await expect.poll(async () => (await alert.textContent()) ?? '').toContain('purpose: Theirs, saved in another tab');
-    expect(await alert.textContent()).toContain('purpose: Mine, written in this tab');
+    // the merge of the two (conflict.test.ts settles one): both purposes are the sides of its one conflict
+    await alert.getByRole('button', { name: 'Merge with the saved version' }).click();
+    const merge = page.getByRole('region', { name: 'Merge with the saved version' });
+    expect(await merge.locator('.merge-side.mine pre').textContent()).toContain('purpose: Mine, written in this tab');
+    expect(await merge.locator('.merge-side.shipped pre').textContent()).toContain('purpose: Theirs, saved in another tab');
+    await merge.getByRole('button', { name: 'Close' }).click();
 
     await alert.getByRole('button', { name: 'Reload the saved version' }).click();
     await expect.poll(() => editorText(page, 'write')).toBe(theirs);

@@ -5,8 +5,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import type { Library, RoleEntry } from '../../library/types.js';
-import { KitSchema, RoleAnswerSchema, RoleListSchema, RoleName } from '../../schema/roles.js';
+import type { Library, RoleEntry, WriteOptions } from '../../library/types.js';
+import { KitSchema, RoleAnswerSchema, RoleListSchema, RoleName, RoleSaveNote } from '../../schema/roles.js';
 import { ifMatch, roleAnswer, roleSummary, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, RoleParams } from '../schemas.js';
@@ -21,6 +21,7 @@ const RoleBody = Type.Object(
     role_md: Type.Optional(Type.String({ description: 'save: the role text' })),
     kit: Type.Optional(Type.Union([KitSchema, Type.Null()], { description: 'save: the kit; absent or null for none' })),
     reset: Type.Optional(Type.Literal(true, { description: "reset: remove the role's folder so the built-in loads" })),
+    note: Type.Optional(RoleSaveNote),
   },
   { additionalProperties: false, description: '{name, role_md, kit?} saves; {name, reset: true} resets' },
 );
@@ -72,17 +73,18 @@ export const roleRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async
       },
     },
     async (req, reply) => {
-      const { name, role_md, kit, reset } = req.body;
+      const { name, role_md, kit, reset, note } = req.body;
       const opts = { ifMatch: ifMatch(req.headers['if-match']), who: req.ip };
       let role: RoleEntry;
       if (reset) {
-        if (role_md !== undefined || kit !== undefined) {
+        if (role_md !== undefined || kit !== undefined || note !== undefined) {
           throw new DeskError('bad_request', 'body: a reset takes only name and reset');
         }
         role = await library.resetRole(name, opts);
       } else {
         if (role_md === undefined) throw new DeskError('bad_request', "body lacks required key 'role_md'");
-        role = await library.saveRole(name, role_md, kit ?? null, opts);
+        const saveOpts: WriteOptions = { ...opts, ...(note === undefined ? {} : { note }) };
+        role = await library.saveRole(name, role_md, kit ?? null, saveOpts);
       }
       withEtag(reply, role.etag);
       return roleAnswer(role);

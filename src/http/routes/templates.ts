@@ -5,8 +5,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Library } from '../../library/types.js';
-import { TemplateAnswerSchema, TemplateListSchema } from '../../schema/templates.js';
+import type { Library, WriteOptions } from '../../library/types.js';
+import { SaveNote, TemplateAnswerSchema, TemplateListSchema } from '../../schema/templates.js';
 import { ifMatch, precondition, templateAnswer, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateParams } from '../schemas.js';
@@ -65,17 +65,20 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         tags: ['templates'],
         params: TemplateParams,
         headers: SaveHeaders,
-        body: Type.Object({ source: Type.String() }, { additionalProperties: false }),
+        body: Type.Object({ source: Type.String(), note: Type.Optional(SaveNote) }, { additionalProperties: false }),
         response: { 200: Type.Ref(TemplateAnswerSchema), ...errorResponses },
       },
     },
     async (req, reply) => {
-      const d = await library.saveTemplate(req.params.name, req.body.source, {
+      // the note is the library's to check (a 422 with its own problem code) and to write into the history entry
+      const opts: WriteOptions = {
         ifMatch: ifMatch(req.headers['if-match']),
         ifNoneMatch: precondition(req.headers['if-none-match']),
         who: req.ip,
         card: true,
-      });
+        ...(req.body.note === undefined ? {} : { note: req.body.note }),
+      };
+      const d = await library.saveTemplate(req.params.name, req.body.source, opts);
       withEtag(reply, d.etag);
       return templateAnswer(d);
     },

@@ -16,8 +16,8 @@
 import { DeskError } from '../../errors.js';
 import type { RoleDiff, Version as VersionAnswer, VersionState } from '../../schema/history.js';
 import { lineDiff } from '../../template/diff.js';
-import { etagOf, roleRevision, sha256Hex } from '../disk/markers.js';
-import { rel, roleDir, roleFile, templateCopy } from '../layout.js';
+import { etagOf, parseMarker, roleRevision, sha256Hex } from '../disk/markers.js';
+import { rel, roleDir, roleFile, templateCopy, templateMarker } from '../layout.js';
 import { canonicalJson } from '../roles/canonical.js';
 import { validateKitText } from '../roles/validate.js';
 import type { Library, RoleEntry, TemplateDetail, WriteOptions } from '../types.js';
@@ -148,7 +148,12 @@ export const templateVersions: VersionKind<string, TemplateDetail> = {
   state: (source, now) => templateVersionState(source, now?.shipped_source ?? null),
   etag: templateEtag,
   checkName: checkTemplateName,
-  save: (library, name, source, _commit, w) => library.saveTemplate(name, source, w),
+  save: async (library, name, source, commit, w) => {
+    // the version's own marker: a restore keeps the shipped version it was saved against (docs/api.md, restore)
+    const marker = await historyOf(library).show(rel(templateMarker(name)), commit);
+    const shipped = marker ? parseMarker(marker)?.shipped : undefined;
+    return library.saveTemplate(name, source, shipped ? { ...w, restoredShipped: shipped } : w);
+  },
 };
 
 /** A template's bytes at `commit` (`?against=version:<commit>` on a diff), or a coded refusal. */

@@ -1,0 +1,22 @@
+import type { ProposalAnswer } from '../schema/proposals.js';
+
+/**
+ * A proposal opened in the editor of its name (proposals.ts "Open in
+ * editor"): the template page takes it up when it opens that name, puts the
+ * proposal's text in the editor unsaved, and its Save decides the proposal
+ * (POST /proposals/:id/save with the edited `source`). One at a time, for
+ * the tab.
+ */
+let open: ProposalAnswer | null = null;
+
+export function handOver(p: ProposalAnswer): void {
+  open = p;
+}
+
+/** The proposal handed over for `name`, taken: a page opened later for the name edits it as usual. */
+export function takeOver(name: string): ProposalAnswer | null {
+  if (open?.name !== name) return null;
+  const p = open;
+  open = null;
+  return p;
+}
