@@ -26,6 +26,7 @@ export default defineConfig({
       'test/healthcheck.test.ts',
       'test/deploy.test.ts',
       'test/sync-process.test.ts',
+      'test/upgrade-kill.test.ts',
     ],
     env: { PROOF_ROUNDS: process.env.PROOF_ROUNDS ?? '50' },
     testTimeout: 60_000,

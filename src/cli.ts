@@ -1,7 +1,10 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
+import { RootLockedError } from './library/disk/root-lock.js';
+import { openLibrary } from './library/library.js';
 import { openLibraryReader } from './library/reader.js';
+import type { UpgradePlanAnswer, UpgradeResultAnswer } from './schema/upgrade.js';
 import { packageVersion } from './paths.js';
 import type { Catalogue } from './template/model.js';
 import type { Problem } from './template/problems.js';
@@ -13,12 +16,14 @@ import { validateTemplate } from './template/validate.js';
 export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
 
 const USAGE = `usage: desk-library validate [--format text|json] [--library DIR] FILE...
+       desk-library upgrade --library DIR [--dry-run] [--format text|json] [--fail-on-skipped]
        desk-library schema
        desk-library serve
        desk-library --version
        desk-library COMMAND --help
 
 validate  check template files with the service's validator.
+upgrade   move the copies behind the shipped templates onto them, offline.
 schema    print the template JSON Schema (draft-07) for editors.
 serve     run the service, configured from the environment as \`npm start\`.
 `;
@@ -38,6 +43,24 @@ file's name (quick-fix.yaml must be template quick-fix).
 
 exit  0 no errors (warnings allowed), 1 errors found, 2 usage error or
       unreadable file.
+`,
+  upgrade: `usage: desk-library upgrade --library DIR [--dry-run] [--format text|json] [--fail-on-skipped]
+
+Prints the upgrade plan of the library root DIR (docs/operations.md,
+Upgrading): every operator copy saved against an older shipped version, and
+what an upgrade does with it (reset, clean, conflicts, invalid,
+no_kept_base). Then, unless --dry-run, upgrades every reset and clean copy,
+as POST /api/desk/upgrade with {} does: one history commit. It takes the
+root's lock, so it runs while the service is stopped (a deploy script).
+
+  --library DIR       the library root (required)
+  --dry-run           print the plan only; write nothing
+  --format text|json  output format (default text)
+  --fail-on-skipped   exit 1 when a copy needs a person
+  -h, --help          this help
+
+exit  0 it ran (skipped copies included), 1 with --fail-on-skipped when a
+      copy was skipped, 2 usage error, or a running service holds the root.
 `,
   schema: `usage: desk-library schema
 
@@ -95,6 +118,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     else await import('./server.js');
     return EXIT.ok;
   }
+
+  if (command === 'upgrade') return upgradeCommand(rest, io);
 
   let parsed: ReturnType<typeof parseValidateArgs>;
   try {
@@ -217,4 +242,62 @@ async function loadCatalogue(library: string | undefined, files: string[]): Prom
   const reader = await openLibraryReader({ root: library ?? null });
   const catalogue = await reader.catalogue();
   return { ...catalogue, templates: new Set([...catalogue.templates, ...files.map(nameOf)]) };
+}
+
+/** `desk-library upgrade`: the plan, then the apply of every automatic copy (docs/operations.md, Upgrading). `harnessDir`: tests' shipped files; the package's by default. */
+export async function upgradeCommand(args: string[], io: Io, opts: { harnessDir?: string } = {}): Promise<number> {
+  let values: { library?: string | undefined; format?: string | undefined; 'dry-run'?: boolean | undefined; 'fail-on-skipped'?: boolean | undefined };
+  try {
+    const p = parseArgs({
+      args,
+      allowPositionals: false,
+      options: { library: { type: 'string' }, format: { type: 'string', default: 'text' }, 'dry-run': { type: 'boolean' }, 'fail-on-skipped': { type: 'boolean' } },
+    });
+    values = p.values;
+  } catch (e) {
+    return usage(io, (e as Error).message);
+  }
+  const format = values.format ?? 'text';
+  if (format !== 'text' && format !== 'json') return usage(io, `--format must be text or json, got '${format}'`);
+  if (!values.library) return usage(io, 'upgrade needs --library DIR');
+  // an upgrade never makes a root: a mistyped DIR is a usage error, not an empty library
+  const isDir = await stat(values.library).then((s) => s.isDirectory(), () => false);
+  if (!isDir) return usage(io, `--library ${values.library} is not a folder`);
+  let library: Awaited<ReturnType<typeof openLibrary>>;
+  try {
+    library = await openLibrary({ root: values.library, ...(opts.harnessDir ? { harnessDir: opts.harnessDir } : {}) });
+  } catch (e) {
+    if (e instanceof RootLockedError) {
+      io.err(`desk-library: ${e.message}\n`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+  try {
+    const plan = await library.planUpgrade();
+    const result = values['dry-run'] ? null : await library.applyUpgrade({}, 'desk-library upgrade');
+    await library.history.settle();
+    if (format === 'json') io.out(JSON.stringify({ plan, ...(result ?? {}) }, null, 2) + '\n');
+    else io.out(upgradeText(plan, result));
+    const needsPerson = result ? result.skipped.length > 0 : [...plan.templates, ...plan.roles].some((p) => p.outcome !== 'reset' && p.outcome !== 'clean');
+    return values['fail-on-skipped'] && needsPerson ? EXIT.problems : EXIT.ok;
+  } finally {
+    await library.close();
+  }
+}
+
+/** One line per copy in the plan, then what was done: `template quick-fix: clean`, `upgraded template quick-fix (edited)`. */
+function upgradeText(plan: UpgradePlanAnswer, result: UpgradeResultAnswer | null): string {
+  const lines: string[] = [];
+  for (const [kind, list] of [['template', plan.templates], ['role', plan.roles]] as const) {
+    for (const p of list) lines.push(`${kind} ${p.name}: ${p.outcome}${p.outcome === 'conflicts' ? ` (${p.conflicts})` : ''}`);
+  }
+  const n = plan.templates.length + plan.roles.length;
+  lines.push(n === 0 ? 'nothing is behind the shipped templates' : `${n} ${n === 1 ? 'copy is' : 'copies are'} behind the shipped templates`);
+  if (result) {
+    for (const a of result.applied) lines.push(`upgraded ${a.kind} ${a.name} (${a.state})`);
+    for (const s of result.skipped) lines.push(`skipped ${s.kind} ${s.name}: ${s.outcome ?? s.code ?? 'not behind'}: ${s.reason}`);
+    lines.push(`${result.applied.length} upgraded, ${result.skipped.length} skipped`);
+  }
+  return lines.join('\n') + '\n';
 }

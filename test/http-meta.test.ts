@@ -40,6 +40,12 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['get', '/roles/{name}/diff', ['params', 'query']],
   ['post', '/roles/{name}/restore', ['params', 'body']],
   ['get', '/history', []],
+  ['post', '/launches', ['body']],
+  ['get', '/launches', []],
+  ['get', '/launches/{id}', []],
+  ['post', '/launches/{id}/approve', []],
+  ['post', '/launches/{id}/dismiss', ['body']],
+  ['post', '/launches/{id}/withdraw', []],
   ['get', '/sync', []],
   ['post', '/sync', []],
   ['get', '/sync/templates/{name}', ['params']],
@@ -49,6 +55,8 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['get', '/sync/roles/{name}', ['params']],
   ['post', '/sync/roles/{name}/keep', ['params']],
   ['post', '/sync/roles/{name}/take', ['params']],
+  ['get', '/upgrade', []],
+  ['post', '/upgrade', ['body']],
 ];
 
 describe('GET /health', () => {

@@ -152,7 +152,8 @@ describe('roles', () => {
     await writeFile(join(dir, 'role.md'), 'by hand\n');
     expect(await lib.getRole('worker')).toMatchObject({ state: 'edited', edited_outside: true });
     expect(await lib.resetRole('worker')).toMatchObject({ state: 'shipped', edited_outside: false });
-    expect(await readdir(join(fx.root, 'roles'))).toEqual([]);
+    // the role's folder is gone; the shipped base its copy was saved against stays, as a template's does
+    expect(await readdir(join(fx.root, 'roles'))).toEqual(['.shipped-base']);
     expect(await codeOf(lib.resetRole('nobody'))).toBe('not_shipped');
     await lib.close();
   });

@@ -13,6 +13,7 @@ import { isRoleName, isTemplateName } from '../template/names.js';
  * templates/.shipped-base/<sha256>.yaml   shipped bytes a copy was saved against
  * roles/<name>/role.md, kit.json, .shipped
  * roles/.<name>.intent
+ * roles/.shipped-base/<revision>.json     a built-in role's files a copy was saved against
  * proposals/<id>.json
  * launches/<id>.json
  * ```
@@ -46,6 +47,8 @@ export const templateCopy = (name: string): Segments => [TEMPLATES, `${name}.yam
 export const templateMarker = (name: string): Segments => [TEMPLATES, `.${name}.shipped`];
 export const templateIntent = (name: string): Segments => [TEMPLATES, `.${name}.intent`];
 export const keptBase = (sha256: string): Segments => [TEMPLATES, KEPT_BASES, `${sha256}.yaml`];
+/** A role's kept base: role.md and kit.json as one JSON file under the role revision (roles/files.ts keepRoleBase); tracked and synced like a template's. */
+export const keptRoleBase = (revision: string): Segments => [ROLES, KEPT_BASES, `${revision}.json`];
 export const roleDir = (name: string): Segments => [ROLES, name];
 export const roleFile = (name: string, file: (typeof ROLE_FILES)[number]): Segments => [ROLES, name, file];
 export const roleIntent = (name: string): Segments => [ROLES, `.${name}.intent`];
@@ -83,6 +86,9 @@ export function unitOf(path: string): Unit | null {
   }
   if (parts[0] === TEMPLATES && parts[1] === KEPT_BASES && parts.length === 3) {
     return parts[2]!.endsWith('.yaml') && isSha256(parts[2]!.slice(0, -5)) ? { kind: 'plain', path } : null;
+  }
+  if (parts[0] === ROLES && parts[1] === KEPT_BASES && parts.length === 3) {
+    return parts[2]!.endsWith('.json') && isSha256(parts[2]!.slice(0, -5)) ? { kind: 'plain', path } : null;
   }
   if (parts[0] === ROLES && parts.length === 3) {
     return isRoleName(parts[1]!) && (ROLE_FILES as readonly string[]).includes(parts[2]!) ? { kind: 'role', name: parts[1]! } : null;

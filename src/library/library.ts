@@ -17,6 +17,8 @@ import { libraryContext, libraryReads, type ReaderOptions, reportOnce, silentLog
 import type { Library } from './types.js';
 import { keptBase, libraryWrites } from './writes.js';
 import { KeyedQueue } from './queue.js';
+import { applyUpgrade } from './upgrade/apply.js';
+import { planAnswer, planUpgrade } from './upgrade/plan.js';
 
 /**
  * What a reader takes (reader.ts: root, harness, read-only templates,
@@ -101,6 +103,8 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     ...libraryReads(ctx),
     keptBase: (name) => keptBase(ctx, name),
     ...libraryWrites({ ctx, guard, recorder, events, settleDiverged: (kind, name) => files.resolved(kind, name) }),
+    planUpgrade: async () => planAnswer(await planUpgrade(ctx)),
+    applyUpgrade: (request, who) => applyUpgrade({ ctx, guard, recorder, events }, request, who ?? null),
     async close() {
       closed = true;
       await queue.idle();

@@ -6,6 +6,7 @@ import type { EventBus } from './events/bus.js';
 import type { History } from './history/types.js';
 import type { SyncFiles } from './history/sync-contract.js';
 import type { DivergedWhy } from '../schema/sync.js';
+import type { UpgradePlanAnswer, UpgradeRequestBody, UpgradeResultAnswer } from '../schema/upgrade.js';
 
 /** The state of every template and role (docs/api.md, States): the one list is src/schema/state.ts. */
 export type { EntryState };
@@ -89,6 +90,10 @@ export interface WriteOptions {
   who?: string;
   /** a restore: the (short) commit the text came from; the history commit reads `restore quick-fix to 1a2b3c4` */
   restoredFrom?: string;
+  /** a template restore: the shipped version (sha256) the restored version's own marker names, which the copy keeps (docs/api.md, restore) */
+  restoredShipped?: string;
+  /** saves: the operator's one-line note, checked by templates/note.ts, written into the history subject (`save quick-fix: tighten the gate`) */
+  note?: string;
   /** template writes: answer with the card, built after the write against the catalogue then. Default: false */
   card?: boolean;
 }
@@ -118,6 +123,10 @@ export interface Library {
   resetRole(name: string, opts?: WriteOptions): Promise<RoleEntry>;
   /** deletes a custom role; a built-in role's name is not_custom (reset it instead) */
   deleteRole(name: string, opts?: WriteOptions): Promise<void>;
+  /** every operator copy behind the shipped templates and roles, with what an upgrade would do (upgrade/plan.ts) */
+  planUpgrade(): Promise<UpgradePlanAnswer>;
+  /** the upgrade: each copy a save, the whole one history commit and one `library.upgraded` event (upgrade/apply.ts) */
+  applyUpgrade(request: UpgradeRequestBody, who?: string): Promise<UpgradeResultAnswer>;
   /** what changed: every write above publishes here once it completes (events.ts) */
   readonly events: EventBus;
   /** every write above is one git commit after it lands (history/types.ts, docs/history.md) */

@@ -5,6 +5,7 @@ import { CHIP_ORDER, stateInfo } from './states.js';
 import type { RoleList, RoleSummary } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
 import { say } from './ui.js';
+import { refreshUpgradeBanner, upgradeBanner } from './upgrade-banner.js';
 
 /**
  * The library: every template and role with its state as a badge and the
@@ -33,7 +34,7 @@ export async function readLibrary(): Promise<[TemplateSummary[], RoleSummary[]]>
 export async function refreshLibrary(el: Element): Promise<boolean> {
   const lib = shown.get(el);
   if (!lib) return false;
-  const [t, r] = await readLibrary();
+  const [[t, r]] = await Promise.all([readLibrary(), refreshUpgradeBanner(el)]);
   if (el.isConnected) lib.update(t, r);
   return true;
 }
@@ -67,6 +68,8 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
       box,
       h('a', { href: '#/new', class: 'button' }, 'New template'),
     ),
+    // while copies are behind the shipped templates: how many, and the way to the Upgrade view
+    upgradeBanner(),
     chips,
     h('section', { 'aria-labelledby': 'h-templates' }, h('h2', { id: 'h-templates' }, 'Templates ', tCount), tSaid, tEmpty, tList),
     h('section', { 'aria-labelledby': 'h-roles' }, h('h2', { id: 'h-roles' }, 'Roles ', rCount), rSaid, rEmpty, rList),

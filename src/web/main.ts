@@ -4,8 +4,9 @@ import { guardLeaving } from './editor-leave.js';
 import { libraryView, refreshLibrary } from './list.js';
 import { newTemplateView } from './new-template.js';
 import { refreshProposalCount } from './proposal-count.js';
-import { startLive } from './live.js';
+import { type LiveState, startLive } from './live.js';
 import { syncIndicator } from './sync-indicator.js';
+import type { RolePage } from './roles.js';
 import type { Tab, TemplatePage } from './template-view.js';
 import { invalidateCatalogue } from './validator.js';
 import type { RoleList } from '../schema/roles.js';
@@ -15,7 +16,7 @@ import { errorText, unsay } from './ui.js';
 /**
  * The settings page's router. Views are addressed by the URL hash so each is
  * linkable: `#/` the library, `#/templates/<name>[/card|/diff|/launch|/history]`,
- * `#/roles/<name>`, `#/new`, `#/proposals`.
+ * `#/roles/<name>`, `#/new`, `#/proposals`, `#/launches`, `#/upgrade`.
  *
  * The template, role and proposals views need CodeMirror (the editor, the
  * merge views): about three quarters of the page's JavaScript. They are
@@ -36,14 +37,19 @@ function outdated(cause: unknown): never {
   throw new PageOutdated(`this view's code could not be fetched (${cause instanceof Error ? cause.message : String(cause)})`);
 }
 const main = document.getElementById('main')!;
+/** the open template, or null */
 let page: TemplatePage | null = null;
+/** the open role, or null */
+let rolePageOpen: RolePage | null = null;
+/** the view with edits to keep: the open template or role */
+const editing = (): TemplatePage | RolePage | null => page ?? rolePageOpen;
 let filter = '';
 
 async function templates(): Promise<TemplateSummary[]> {
   return (await call<TemplateList>('GET', '/templates')).body.templates;
 }
 
-export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } | { view: 'proposals' } | { view: 'template'; name: string; tab: Tab } | { view: 'role'; name: string } {
+export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } | { view: 'proposals' } | { view: 'launches' } | { view: 'upgrade' } | { view: 'template'; name: string; tab: Tab } | { view: 'role'; name: string } {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'templates' && parts[1]) {
     const tab = parts[2] === 'card' || parts[2] === 'diff' || parts[2] === 'launch' || parts[2] === 'history' ? parts[2] : 'source';
@@ -52,6 +58,8 @@ export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } 
   if (parts[0] === 'roles' && parts[1]) return { view: 'role', name: parts[1] };
   if (parts[0] === 'new') return { view: 'new' };
   if (parts[0] === 'proposals') return { view: 'proposals' };
+  if (parts[0] === 'launches') return { view: 'launches' };
+  if (parts[0] === 'upgrade') return { view: 'upgrade' };
   return { view: 'library' };
 }
 
@@ -63,6 +71,8 @@ async function route(): Promise<void> {
   }
   page?.dispose();
   page = null;
+  rolePageOpen?.dispose();
+  rolePageOpen = null;
   unsay();
   void refreshProposalCount();
   const ticket = Symbol();
@@ -84,12 +94,26 @@ async function route(): Promise<void> {
       view = p.el;
       document.title = `${r.name} · desk library`;
     } else if (r.view === 'role') {
-      view = await (await views()).rolePage(r.name);
+      const p = await (await views()).rolePage(r.name);
+      if (current !== ticket) {
+        p.dispose();
+        return;
+      }
+      rolePageOpen = p;
+      view = p.el;
       document.title = `role ${r.name} · desk library`;
     } else if (r.view === 'proposals') {
       // after a decision: drawn again, with the header's count
       view = await (await views()).proposalsView(() => void route());
       document.title = 'proposals · desk library';
+    } else if (r.view === 'launches') {
+      // its own small module (launches.ts): no CodeMirror; after a decision it is drawn again
+      view = await (await import('./launches.js').catch(outdated)).launchesView(() => void route());
+      document.title = 'launches · desk library';
+    } else if (r.view === 'upgrade') {
+      // its own small module too (upgrade.ts); after an upgrade it is drawn again from the plan
+      view = await (await import('./upgrade.js').catch(outdated)).upgradeView(() => void route());
+      document.title = 'upgrade · desk library';
     } else if (r.view === 'new') {
       view = newTemplateView();
       document.title = 'new template · desk library';
@@ -145,25 +169,28 @@ async function banner(): Promise<void> {
   }
 }
 
-/** Unsaved text in the open template asks before any view replaces it (editor-leave.ts). */
+/** Unsaved text in the open template or role asks before any view replaces it (editor-leave.ts). */
 const leave = guardLeaving({
   wouldLose: (hash) => {
-    if (!page?.dirty) return false;
+    const open = editing();
+    if (!open?.dirty) return false;
     const r = parseRoute(hash);
-    return !(r.view === 'template' && r.name === page.name);
+    // another tab of the same template keeps its page object, and so its text
+    return !(page && r.view === 'template' && r.name === page.name);
   },
 });
 window.addEventListener('hashchange', () => {
   if (leave.allow()) void route();
 });
 window.addEventListener('beforeunload', (ev) => {
-  if (page?.dirty) ev.preventDefault();
+  if (editing()?.dirty) ev.preventDefault();
 });
-// Ctrl/Cmd+S on a template saves it (the Save button's path) instead of saving the web page
+// Ctrl/Cmd+S on a template or a role saves it (the Save button's path) instead of saving the web page
 document.addEventListener('keydown', (ev) => {
-  if (!page || !(ev.ctrlKey || ev.metaKey) || ev.altKey || ev.shiftKey || ev.key.toLowerCase() !== 's') return;
+  const open = editing();
+  if (!open || !(ev.ctrlKey || ev.metaKey) || ev.altKey || ev.shiftKey || ev.key.toLowerCase() !== 's') return;
   ev.preventDefault();
-  void page.saveShortcut();
+  void open.saveShortcut();
 });
 // the banner after the first view: its GET /status lists the library too, and the list view waits for no one
 void route().finally(() => void banner());
@@ -186,9 +213,36 @@ async function redrawList(): Promise<void> {
     // a hint missed: the next event or a reload shows it
   }
 }
+/**
+ * The events stream dropped (the service stopped, the network went): said
+ * in a banner until it is back, because saves and live updates wait on it;
+ * once back, what the page shows is read and checked again, since events
+ * were missed meanwhile.
+ */
+function connection(state: LiveState): void {
+  const el = document.getElementById('connection');
+  if (!el) return;
+  el.hidden = false;
+  el.dataset.kind = state === 'lost' ? 'warning' : 'success';
+  el.textContent =
+    state === 'lost'
+      ? 'Lost contact with the service: changes made elsewhere do not show, and saving waits until it is back.'
+      : 'Back in contact with the service; what this page shows was read and checked again.';
+  if (state === 'back') {
+    invalidateCatalogue();
+    void page?.recheck();
+    rolePageOpen?.changedElsewhere(null);
+    sync.refresh();
+    if (relist) clearTimeout(relist);
+    relist = setTimeout(() => void redrawList(), 100);
+    setTimeout(() => {
+      if (el.dataset.kind === 'success') el.hidden = true;
+    }, 8000);
+  }
+}
 startLive((e) => {
   // a sync round says once for all its names: the list, the catalogue and an open template are read again
-  if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'library.synced' || e.type === 'resync') {
+  if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'library.synced' || e.type === 'library.upgraded' || e.type === 'resync') {
     // the names the page's validator checks against may have changed (validator.ts)
     invalidateCatalogue();
     if (relist) clearTimeout(relist);
@@ -196,6 +250,7 @@ startLive((e) => {
   }
   if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'library.synced') sync.refresh();
   if (e.type === 'template.changed' && page?.name === e.data.name) page.changedElsewhere(e.data.etag);
+  if (e.type === 'role.changed' && rolePageOpen?.name === e.data.name) rolePageOpen.changedElsewhere(e.data.etag);
   if (e.type === 'resync' || e.type === 'library.synced') void page?.recheck();
   if (e.type === 'proposal.created' || e.type === 'proposal.decided') {
     const kind = e.type === 'proposal.created' ? 'created' : 'decided';
@@ -203,4 +258,8 @@ startLive((e) => {
     if (main.querySelector('.proposals')) void views().then((m) => m.proposalHint(kind, e.data));
     else void refreshProposalCount();
   }
-});
+  // an open Launches view is drawn again, so a draft made or decided elsewhere shows at once — unless the
+  // operator is writing in it (a dismissal's note): a redraw would drop that text
+  const writing = main.querySelector('.launches :is(textarea, input):focus, .launches dialog[open]');
+  if ((e.type === 'launch.drafted' || e.type === 'launch.decided') && main.querySelector('.launches') && !writing) void route();
+}, connection);

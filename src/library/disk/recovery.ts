@@ -111,6 +111,7 @@ async function listDir(dir: string | null): Promise<import('node:fs').Dirent[]> 
 const BOOKKEEPING: Record<string, RegExp> = {
   templates: /^\..+\.shipped$/,
   '.shipped-base': /^[0-9a-f]{64}\.yaml$/,
+  'role-base': /^[0-9a-f]{64}\.json$/,
   role: /^\.shipped$/,
 };
 
@@ -174,7 +175,10 @@ export async function recoverRoot(fs: FsContext): Promise<{ templates: string[];
     const n = INTENT.exec(d.name)?.[1];
     if (n !== undefined && isRoleName(n) && (await recoverAtOpen(fs, 'roles', d.name, () => roleRecovery(fs, n)))) done.roles.push(n);
   }
-  if (rdir) await sweep(fs, [ROLES], 'role');
+  if (rdir) {
+    await sweep(fs, [ROLES], 'role');
+    await sweep(fs, [ROLES, KEPT_BASES], 'role-base');
+  }
   for (const d of await listDir(rdir)) {
     if (d.isDirectory() && isRoleName(d.name)) await sweep(fs, roleDir(d.name), 'role');
   }

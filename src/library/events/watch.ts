@@ -95,6 +95,15 @@ export class LibraryWatcher {
     this.relistMs = options.relistMs ?? 60_000;
     this.settleMs = options.settleMs ?? 75;
     this.unsubscribe = bus.subscribe((e) => {
+      if (e.type === 'library.upgraded') {
+        // as at a sync round's end: what the upgrade wrote is learned, not announced; library.upgraded told it
+        for (const k of KINDS) this.learned[k] = false;
+        if (this.running) {
+          if (this.relistTimer) clearTimeout(this.relistTimer);
+          this.relistNow(this.generation);
+        }
+        return;
+      }
       if (e.type !== 'template.changed' && e.type !== 'role.changed') return;
       const kind: Kind = e.type === 'template.changed' ? 'template' : 'role';
       this.heard[kind].add(e.data.name);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { isRoleName } from '../../template/names.js';
 import { type FsContext, dirSync, readCap, readNoFollowSync, ROLE_FILE_CAP } from '../disk/fs-safe.js';
-import { isSha256, KEPT_BASES, keptBase, LAUNCHES, PROPOSALS, ROLES, rel, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
+import { isSha256, KEPT_BASES, keptBase, keptRoleBase, LAUNCHES, PROPOSALS, ROLES, rel, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
 
 /**
  * What history records of a name, read from disk synchronously (a few small
@@ -65,13 +65,12 @@ export function readPaths(fs: FsContext, paths: readonly string[]): Snapshot {
 /** A name's files now, with the kept base its template marker names (added when present, never removed: bases are shared). */
 export function readName(fs: FsContext, key: NameKey): Snapshot {
   const snap = readPaths(fs, pathsOf(key));
-  if (key.startsWith('template:')) {
-    const marker = snap.get(pathsOf(key)[1]!);
-    const base = marker?.toString('utf8').split('\n')[0] ?? '';
-    if (isSha256(base)) {
-      const b = readPaths(fs, [rel(keptBase(base))]);
-      for (const [p, bytes] of b) if (bytes) snap.set(p, bytes);
-    }
+  const role = key.startsWith('role:');
+  const marker = snap.get(pathsOf(key)[role ? 2 : 1]!);
+  const base = marker?.toString('utf8').split('\n')[0] ?? '';
+  if (isSha256(base)) {
+    const b = readPaths(fs, [rel(role ? keptRoleBase(base) : keptBase(base))]);
+    for (const [p, bytes] of b) if (bytes) snap.set(p, bytes);
   }
   return snap;
 }
@@ -93,6 +92,7 @@ export function readAll(fs: FsContext): Snapshot {
   for (const f of names(fs, [TEMPLATES])) if (mine(`${TEMPLATES}/${f}`)) paths.push(`${TEMPLATES}/${f}`);
   for (const f of names(fs, [TEMPLATES, KEPT_BASES])) if (mine(`${TEMPLATES}/${KEPT_BASES}/${f}`)) paths.push(`${TEMPLATES}/${KEPT_BASES}/${f}`);
   for (const top of [PROPOSALS, LAUNCHES]) for (const f of names(fs, [top])) if (mine(`${top}/${f}`)) paths.push(`${top}/${f}`);
+  for (const f of names(fs, [ROLES, KEPT_BASES])) if (mine(`${ROLES}/${KEPT_BASES}/${f}`)) paths.push(`${ROLES}/${KEPT_BASES}/${f}`);
   for (const r of names(fs, [ROLES])) if (isRoleName(r)) paths.push(...rolePaths(r));
   const snap = readPaths(fs, paths);
   for (const [p, b] of snap) if (b === null) snap.delete(p);

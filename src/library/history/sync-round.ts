@@ -5,7 +5,7 @@ import { isRoleName } from '../../template/names.js';
 import { type Git, GitError } from './git.js';
 import { type Blob, mergePlainFile, mergeTemplate, oneSide, type Outcome, same, type TemplateSide } from './sync-merge.js';
 import { readCap } from '../disk/fs-safe.js';
-import { sha256Hex } from '../disk/markers.js';
+import { roleRevision, sha256Hex } from '../disk/markers.js';
 
 /**
  * One merge of the remote's head into this desk (docs/history.md, Sync): the
@@ -194,7 +194,7 @@ export function whyIgnored(p: string): IgnoredReason {
   if (parts[0] === TEMPLATES && parts.length === 2) return parts[1]!.endsWith('.yaml') ? 'not_a_name' : 'not_yaml';
   if (parts[0] === TEMPLATES && parts[1] === KEPT_BASES && parts.length === 3) return 'not_a_name';
   if (parts[0] === TEMPLATES) return 'subfolder';
-  if (parts[0] === ROLES && parts.length === 3 && !isRoleName(parts[1]!)) return 'not_a_name';
+  if (parts[0] === ROLES && parts.length === 3 && (parts[1] === KEPT_BASES || !isRoleName(parts[1]!))) return 'not_a_name';
   if ((parts[0] === PROPOSALS || parts[0] === LAUNCHES) && parts.length === 2) return 'not_a_name';
   if ((parts[0] === ROLES || parts[0] === PROPOSALS || parts[0] === LAUNCHES) && parts.length > 2) return 'subfolder';
   return 'not_library';
@@ -251,7 +251,7 @@ const FILE_MODES = new Set(['100644', '100755']);
 const isServiceFolder = (p: string): boolean => {
   const parts = p.split('/');
   if (parts.length === 1) return p === TEMPLATES || p === ROLES || p === PROPOSALS || p === LAUNCHES;
-  if (parts.length === 2) return (parts[0] === TEMPLATES && parts[1] === KEPT_BASES) || (parts[0] === ROLES && isRoleName(parts[1]!));
+  if (parts.length === 2) return (parts[0] === TEMPLATES && parts[1] === KEPT_BASES) || (parts[0] === ROLES && (parts[1] === KEPT_BASES || isRoleName(parts[1]!)));
   return false;
 };
 
@@ -413,9 +413,8 @@ async function decideEach(rc: RoundContext, files: SyncRound, c: Changed, diverg
     for (const [i, path] of chunk.entries()) {
       const { b, r, h } = side(i);
       const bad = odd(b, r);
-      const keptName = path.split('/')[1] === KEPT_BASES ? path.split('/')[2]!.slice(0, -5) : null;
       if (bad) result.ignored.push({ path, reason: bad.why });
-      else if (keptName && r !== null && sha256Hex(blob(r)!) !== keptName) result.ignored.push({ path, reason: 'hash_mismatch' });
+      else if (r !== null && !baseMatches(path, blob(r)!)) result.ignored.push({ path, reason: 'hash_mismatch' });
       else {
         const out = await files.plain(path, (local) => mergePlainFile(blob(b), headIds ? blob(h) : local, blob(r)));
         if (out.kind === 'write') result.written.plain.push(path);
@@ -473,6 +472,25 @@ async function decideEach(rc: RoundContext, files: SyncRound, c: Changed, diverg
       mark('roles', name, rolePaths(name), out, out.kind === 'conflict' && out.why === 'invalid' ? problems : []);
       step();
     }
+  }
+}
+
+/**
+ * A kept base is named by what it holds: a template's by the sha256 of its
+ * bytes, a role's by the revision of its role.md and kit.json. One whose
+ * bytes say otherwise is never taken (any other plain file passes).
+ */
+function baseMatches(path: string, bytes: Buffer): boolean {
+  const [top, folder, file] = path.split('/');
+  if (folder !== KEPT_BASES || !file) return true;
+  const name = file.replace(/\.(yaml|json)$/, '');
+  if (top === TEMPLATES) return sha256Hex(bytes) === name;
+  try {
+    const b = JSON.parse(bytes.toString('utf8')) as { role_md?: unknown; kit?: unknown };
+    if (typeof b.role_md !== 'string' || (b.kit !== null && typeof b.kit !== 'string')) return false;
+    return roleRevision(Buffer.from(b.role_md), b.kit === null ? null : Buffer.from(b.kit)) === name;
+  } catch {
+    return false;
   }
 }
 
