@@ -71,6 +71,8 @@ describe.skipIf(missing !== null)('upgrade assistant (e2e)', () => {
     // the conflicting edit: upstream changed the purpose, which the copy changed too
     const conflict = view.locator('article[data-name="up-conflict"]');
     await conflict.locator('.upgrade-upstream summary').click();
+    // drawn once its fetch answers, as for the clean copy above
+    await conflict.locator('.upgrade-upstream pre.upgrade-diff').waitFor();
     expect(await conflict.locator('.upgrade-upstream .l.add').allTextContents()).toEqual(['+  purpose: the upstream purpose']);
     // no kept base: the change alone cannot be shown, and nothing is merged
     const nobase = view.locator('article[data-name="up-nobase"]');
