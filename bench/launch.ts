@@ -138,8 +138,10 @@ async function draftFigures(harnessDir: string, tickets: string[], base: number)
   const dir = await mkdtemp(join(tmpdir(), 'desk-bench-drafts-'));
   const app = await buildApp({ libraryOptions: { root: join(dir, 'root'), harnessDir }, web: false, launches: { maxPending: 100_000 } });
   try {
+    // once the app listens, its Host guard takes only the address it listens on (src/http/guard-host.ts)
+    let host = 'localhost';
     const draft = async (inputs: Record<string, unknown>, template = 'quick-fix'): Promise<string> => {
-      const r = await app.inject({ method: 'POST', url: '/api/desk/launches', payload: { template, inputs } });
+      const r = await app.inject({ method: 'POST', url: '/api/desk/launches', payload: { template, inputs }, headers: { host } });
       if (r.statusCode !== 201) throw new Error(`a draft answered ${r.statusCode}`);
       return (r.json() as { id: string }).id;
     };
@@ -148,6 +150,7 @@ async function draftFigures(harnessDir: string, tickets: string[], base: number)
 
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
+    host = `127.0.0.1:${port}`;
     const ids: string[] = [];
     for (let i = 0; i < WAITERS; i++) ids.push(await draft({ tickets: [`DESK-${i}`] }));
     const answers = ids.map((id) => waitOver(`http://127.0.0.1:${port}/api/desk/launches/${id}?wait=55`));
@@ -161,7 +164,7 @@ async function draftFigures(harnessDir: string, tickets: string[], base: number)
 
     const decidedAt = new Map<string, number>();
     for (const id of ids) {
-      const r = await app.inject({ method: 'POST', url: `/api/desk/launches/${id}/approve` });
+      const r = await app.inject({ method: 'POST', url: `/api/desk/launches/${id}/approve`, headers: { host } });
       if (r.statusCode !== 200) throw new Error(`an approve answered ${r.statusCode}`);
       decidedAt.set(id, performance.now());
     }
