@@ -96,12 +96,8 @@ export class LibraryWatcher {
     this.settleMs = options.settleMs ?? 75;
     this.unsubscribe = bus.subscribe((e) => {
       if (e.type === 'library.upgraded') {
-        // as at a sync round's end: what the upgrade wrote is learned, not announced; library.upgraded told it
-        for (const k of KINDS) this.learned[k] = false;
-        if (this.running) {
-          if (this.relistTimer) clearTimeout(this.relistTimer);
-          this.relistNow(this.generation);
-        }
+        // library.upgraded told what the upgrade wrote
+        this.relearn();
         return;
       }
       if (e.type !== 'template.changed' && e.type !== 'role.changed') return;
@@ -112,14 +108,22 @@ export class LibraryWatcher {
     this.unsubscribeRound =
       library.syncFiles?.onRound((running) => {
         this.syncing = running;
-        if (running) return;
-        // what the round wrote is learned, not announced: library.synced told it
-        for (const k of KINDS) this.learned[k] = false;
-        if (!this.running) return;
-        // one relist chain: the one waiting gives way to this one
-        if (this.relistTimer) clearTimeout(this.relistTimer);
-        this.relistNow(this.generation);
+        // library.synced told what the round wrote
+        if (!running) this.relearn();
       }) ?? (() => {});
+  }
+
+  /**
+   * After many files changed at once under an event of their own (a sync
+   * round, an upgrade): relist now and learn the new states without
+   * announcing each name, since that event already told clients.
+   */
+  private relearn(): void {
+    for (const k of KINDS) this.learned[k] = false;
+    if (!this.running) return;
+    // one relist chain: the one waiting gives way to this one
+    if (this.relistTimer) clearTimeout(this.relistTimer);
+    this.relistNow(this.generation);
   }
 
   /** open folder watches, for tests */
