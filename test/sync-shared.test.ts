@@ -13,16 +13,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../src/app.js';
 import type { SyncStatus } from '../src/schema/sync.js';
-import { ALPHA, API, BETA, type Fixture, fixture } from './http-fixture.js';
+import { ALPHA, API, BETA } from './http-fixture.js';
+import { type Desk, get, HOUR, openDesk, save, sync } from './sync-desks.js';
 
-interface Desk {
-  fx: Fixture;
-  app: App;
-}
-
-const HOUR = 3_600_000;
 let dir: string;
 let bare: string;
 let desks: Desk[] = [];
@@ -42,14 +36,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function desk(): Promise<Desk> {
-  const fx = await fixture();
-  const app = await fx.open({ sync: { remote: bare, intervalMs: HOUR } });
-  await app.ready();
-  const d = { fx, app };
-  desks.push(d);
-  return d;
-}
+const desk = (): Promise<Desk> => openDesk(bare, desks);
 
 async function restart(d: Desk): Promise<void> {
   await d.app.close();
@@ -79,19 +66,6 @@ function teammate(): { dir: string; write(path: string, text: string | Buffer): 
   };
 }
 
-const sync = async (d: Desk): Promise<SyncStatus> => {
-  const r = await d.app.inject({ method: 'POST', url: `${API}/sync` });
-  expect(r.statusCode).toBe(200);
-  return r.json();
-};
-const get = async (d: Desk, name: string) => {
-  const r = await d.app.inject({ method: 'GET', url: `${API}/templates/${name}` });
-  return { ...r.json(), etag: r.headers.etag as string };
-};
-const save = async (d: Desk, name: string, source: string) => {
-  const r = await d.app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source } });
-  expect(r.statusCode).toBe(200);
-};
 const purpose = (p: string) => ALPHA.replace('purpose: one worker then a gate', `purpose: ${p}`);
 const betaPurpose = (p: string) => BETA.replace('purpose: alpha with a review', `purpose: ${p}`);
 

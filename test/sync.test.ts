@@ -10,22 +10,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type App, buildApp } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { LibraryWatcher } from '../src/library/events/watch.js';
 import { openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
 import { ConfigError, loadConfig } from '../src/config.js';
-import type { SyncStatus } from '../src/schema/sync.js';
-import { ALPHA, API, BETA, type Fixture, fixture } from './http-fixture.js';
+import { ALPHA, API, BETA, fixture } from './http-fixture.js';
+import { type Desk, get, HOUR, openDesk, save, sync } from './sync-desks.js';
 
-interface Desk {
-  fx: Fixture;
-  app: App;
-  /** a library the test opened itself (to hear its events): the app does not close it */
-  library?: Library;
-}
-
-const HOUR = 3_600_000;
 
 /** Polls a condition every 20 ms; the test's own timeout bounds it. */
 async function until(check: () => boolean): Promise<void> {
@@ -34,15 +26,7 @@ async function until(check: () => boolean): Promise<void> {
 let bare: string;
 let desks: Desk[] = [];
 
-async function desk(remote = bare): Promise<Desk> {
-  const fx = await fixture();
-  // the interval is out of the way: every sync here is asked for
-  const app = await fx.open({ sync: { remote, intervalMs: HOUR } });
-  await app.ready();
-  const d = { fx, app };
-  desks.push(d);
-  return d;
-}
+const desk = (remote = bare): Promise<Desk> => openDesk(remote, desks);
 
 /** A desk over a library the test holds, to subscribe to its events bus. */
 async function listeningDesk(): Promise<Desk & { library: Library }> {
@@ -57,21 +41,6 @@ async function listeningDesk(): Promise<Desk & { library: Library }> {
 
 /** git in a desk's root */
 const git = (d: Desk, ...args: string[]): string => execFileSync('git', ['-C', d.fx.root!, ...args], { encoding: 'utf8' }).trim();
-
-const sync = async (d: Desk): Promise<SyncStatus> => {
-  const r = await d.app.inject({ method: 'POST', url: `${API}/sync` });
-  expect(r.statusCode).toBe(200);
-  return r.json();
-};
-const get = async (d: Desk, name: string) => {
-  const r = await d.app.inject({ method: 'GET', url: `${API}/templates/${name}` });
-  return { ...r.json(), etag: r.headers.etag };
-};
-const save = async (d: Desk, name: string, source: string, etag?: string) => {
-  const r = await d.app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source }, headers: etag ? { 'if-match': etag } : {} });
-  expect(r.statusCode, r.body).toBe(200);
-  return { ...r.json(), etag: r.headers.etag };
-};
 
 beforeEach(async () => {
   bare = await mkdtemp(join(tmpdir(), 'desk-remote-'));
