@@ -14,7 +14,11 @@
  *   `git log` of the same path run directly;
  * - a start on a root with 10,000 commits (built with `git fast-import`),
  *   from spawning the server to its `Server listening` line, against the
- *   same start with history off.
+ *   same start with history off;
+ * - paging the library's history on that root: the pages after the first
+ *   (the walk of every commit kept in memory by src/library/history/read.ts)
+ *   against a first page, which walks all 10,000 commits — what every page
+ *   would cost without that cache.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -23,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type App, buildApp } from '../src/app.js';
 import { IGNORE_BLOCK } from '../src/library/history/repo.js';
+import { pinnedAt } from '../src/library/history/read.js';
 import { openLibrary } from '../src/library/library.js';
 import { harnessDir, packageRoot } from '../src/paths.js';
 import { type BenchRow, median } from './table.js';
@@ -200,9 +205,38 @@ function startToListening(root: string, env: Record<string, string>): Promise<nu
   });
 }
 
-async function starts(base: string): Promise<BenchRow[]> {
-  const root = join(base, 'start');
-  await rootWithHistory(root, 10_000, 100);
+/**
+ * A first page of the library's history (a new head: the walk of all 10,000
+ * commits is made) against the nine pages after it, each from the cursor
+ * the page before gives (the walk is kept). Five rounds, medians.
+ */
+async function paging(root: string): Promise<BenchRow[]> {
+  const lib = await openLibrary({ root });
+  const first: number[] = [];
+  const later: number[] = [];
+  try {
+    for (let round = 0; round < 5; round++) {
+      // a commit of nobody's: a new head, so nothing is kept for it yet
+      gitIn(root, '-c', 'user.name=bench', '-c', 'user.email=b@localhost', 'commit', '-q', '--allow-empty', '-m', `page round ${round}`);
+      const head = gitIn(root, 'rev-parse', 'HEAD').trim();
+      let t = performance.now();
+      let page = await lib.history.recent({ limit: 20 });
+      first.push(performance.now() - t);
+      for (let p = 0; p < 9; p++) {
+        t = performance.now();
+        page = await lib.history.recent({ limit: 20, before: pinnedAt(head, page.at(-1)!.commit) });
+        later.push(performance.now() - t);
+      }
+    }
+  } finally {
+    await lib.close();
+  }
+  const value = median(later);
+  const baseline = median(first);
+  return [{ name: "the library's history, 10,000 commits, a page of 20 after the first (the walk kept), median of 45 ÷ a first page (the walk made), median of 5", value, unit: 'ms', baseline, baselineName: 'first page', ratio: value / baseline }];
+}
+
+async function starts(root: string): Promise<BenchRow[]> {
   // the first start adds nothing (the .gitignore and every file are committed); later ones are the same
   const w: number[] = [];
   const wo: number[] = [];
@@ -219,7 +253,9 @@ export async function bench(): Promise<BenchRow[]> {
   const base = await mkdtemp(join(tmpdir(), 'desk-bench-history-'));
   try {
     await writeFile(join(base, 'README'), 'desk-library history benchmark scratch\n');
-    return [...(await saves(base)), ...(await logs(base)), ...(await starts(base))];
+    const big = join(base, 'start');
+    await rootWithHistory(big, 10_000, 100);
+    return [...(await saves(base)), ...(await logs(base)), ...(await starts(big)), ...(await paging(big))];
   } finally {
     await rm(base, { recursive: true, force: true });
   }

@@ -76,7 +76,10 @@ interface Walk {
 /**
  * A small cache of walks and of names' versions, by head: what a head
  * reaches never changes, so the pages after the first read no history again.
- * Bounded, oldest out first; a read that failed is not kept.
+ * On 10,000 commits a page after the first takes about 3 % of the first's
+ * time (bench/history.ts, "the walk kept"): each "More" would otherwise walk
+ * the whole history again. Bounded, oldest out first; a read that failed is
+ * not kept.
  */
 class Kept<T> {
   private readonly map = new Map<string, Promise<T | null>>();
