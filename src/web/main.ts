@@ -49,11 +49,12 @@ async function templates(): Promise<TemplateSummary[]> {
   return (await call<TemplateList>('GET', '/templates')).body.templates;
 }
 
-export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } | { view: 'proposals' } | { view: 'launches' } | { view: 'upgrade' } | { view: 'template'; name: string; tab: Tab } | { view: 'role'; name: string } {
+export function parseRoute(hash: string): { view: 'library' } | { view: 'new' } | { view: 'proposals' } | { view: 'launches' } | { view: 'upgrade' } | { view: 'template'; name: string; tab: Tab; rebase: boolean } | { view: 'role'; name: string } {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'templates' && parts[1]) {
     const tab = parts[2] === 'card' || parts[2] === 'diff' || parts[2] === 'launch' || parts[2] === 'history' ? parts[2] : 'source';
-    return { view: 'template', name: parts[1], tab };
+    // `/rebase` opens the source with the rebase preview (the upgrade view links a conflicting copy there)
+    return { view: 'template', name: parts[1], tab, rebase: parts[2] === 'rebase' };
   }
   if (parts[0] === 'roles' && parts[1]) return { view: 'role', name: parts[1] };
   if (parts[0] === 'new') return { view: 'new' };
@@ -67,6 +68,7 @@ async function route(): Promise<void> {
   const r = parseRoute(location.hash);
   if (r.view === 'template' && page?.name === r.name) {
     page.show(r.tab);
+    if (r.rebase) void page.openRebase();
     return;
   }
   page?.dispose();
@@ -91,6 +93,7 @@ async function route(): Promise<void> {
       }
       page = p;
       p.show(r.tab);
+      if (r.rebase) void p.openRebase();
       view = p.el;
       document.title = `${r.name} · desk library`;
     } else if (r.view === 'role') {

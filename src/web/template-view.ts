@@ -505,6 +505,13 @@ export class TemplatePage {
     }
   }
 
+  /** The rebase preview, opened by a link (`#/templates/<name>/rebase`); nothing when this copy has nothing to rebase onto. */
+  openRebase(): Promise<void> {
+    // the address goes back to the template's own (no hashchange), so the same link opens it again
+    history.replaceState(null, '', `#/templates/${enc(this.name)}`);
+    return canRebase(this.detail.state) ? this.rebase() : Promise.resolve();
+  }
+
   private async rebase(): Promise<void> {
     clear(this.notices);
     try {

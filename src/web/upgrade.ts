@@ -103,7 +103,7 @@ function templateCopy(t: PlannedTemplate): HTMLElement {
     h('h4', { id }, h('a', { href: `#/templates/${enc(t.name)}` }, h('code', {}, t.name)), ' ', outcomeTag(t.outcome, t.conflicts)),
     h('p', { class: 'sentence' }, OUTCOME[t.outcome].sentence),
     t.outcome === 'conflicts' || t.outcome === 'invalid'
-      ? h('p', {}, h('a', { href: `#/templates/${enc(t.name)}`, class: 'button' }, `Open ${t.name} to rebase it`), ' ', h('span', { class: 'hint' }, 'then Preview rebase'))
+      ? h('p', {}, h('a', { href: `#/templates/${enc(t.name)}/rebase`, class: 'button' }, `Rebase ${t.name}`))
       : null,
     t.outcome === 'invalid' ? problemList(t.problems) : null,
     upstream,
