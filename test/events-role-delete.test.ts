@@ -38,8 +38,9 @@ describe('DELETE /roles/:name', () => {
     expect(await exists(fx.at('roles', 'triager'))).toBe(false);
     expect((await app.inject({ url: `${API}/roles/triager` })).statusCode).toBe(404);
     expect(events.map((e) => [e.type, e.data])).toEqual([
-      ['role.changed', { name: 'triager', state: 'custom', etag: saved.headers.etag }],
-      ['role.changed', { name: 'triager', state: null, etag: null }],
+      // `who`: the client address, on a desk with no users (docs/api.md, Events)
+      ['role.changed', { name: 'triager', state: 'custom', etag: saved.headers.etag, who: '127.0.0.1' }],
+      ['role.changed', { name: 'triager', state: null, etag: null, who: '127.0.0.1' }],
     ]);
   });
 
@@ -83,11 +84,11 @@ describe('writes publish', () => {
     // a refused write publishes nothing
     await app.inject({ method: 'DELETE', url: `${API}/templates/alpha` });
     expect(events.map((e) => [e.type, e.data])).toEqual([
-      ['template.changed', { name: 'alpha', state: 'edited', etag: put.headers.etag }],
-      ['template.changed', { name: 'alpha', state: 'shipped', etag: reset.headers.etag }],
-      ['template.changed', { name: 'gamma', state: 'custom', etag: custom.headers.etag }],
-      ['template.changed', { name: 'gamma', state: null, etag: null }],
-      ['role.changed', { name: 'worker', state: 'shipped', etag: expect.stringMatching(/^"[0-9a-f]{64}"$/) }],
+      ['template.changed', { name: 'alpha', state: 'edited', etag: put.headers.etag, who: '127.0.0.1' }],
+      ['template.changed', { name: 'alpha', state: 'shipped', etag: reset.headers.etag, who: '127.0.0.1' }],
+      ['template.changed', { name: 'gamma', state: 'custom', etag: custom.headers.etag, who: '127.0.0.1' }],
+      ['template.changed', { name: 'gamma', state: null, etag: null, who: '127.0.0.1' }],
+      ['role.changed', { name: 'worker', state: 'shipped', etag: expect.stringMatching(/^"[0-9a-f]{64}"$/), who: '127.0.0.1' }],
     ]);
     // ids count up within one run
     expect(events.map((e) => Number(e.id.split('.')[1]))).toEqual([1, 2, 3, 4, 5]);

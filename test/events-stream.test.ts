@@ -60,7 +60,8 @@ describe('GET /events', () => {
     expect(r.status).toBe(200);
     // generous: the event is written in the save's own tick; 2 s only covers a loaded machine
     const f = await c.next((x) => x.event === 'template.changed', 2000);
-    expect(data(f)).toEqual({ name: 'gamma', state: 'custom', etag: r.etag });
+    // `who`: the client address, on a desk with no users (docs/api.md, Events)
+    expect(data(f)).toEqual({ name: 'gamma', state: 'custom', etag: r.etag, who: '127.0.0.1' });
     expect(f.id).toBe(`${ready.id!.split('.')[0]}.1`);
   });
 

@@ -8,7 +8,9 @@ import type { DeskEvent } from '../src/library/events/bus.js';
 import { unitOf } from '../src/library/layout.js';
 import { openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
-import { LAUNCH_ID } from '../src/schema/launches.js';
+import { Value } from '@sinclair/typebox/value';
+import { LAUNCH_ID, LaunchAnswerSchema } from '../src/schema/launches.js';
+import { ProblemSchema } from '../src/template/problems.js';
 
 const API = '/api/desk';
 const harnessDir = new URL('../harness', import.meta.url).pathname;
@@ -284,6 +286,30 @@ describe('decisions', () => {
     expect(launchEvents()).toEqual(['launch.drafted pending', 'launch.decided withdrawn']);
   });
 
+  test('every answer of a draft is JSON of exactly LaunchAnswerSchema, whatever its state', async () => {
+    const exact = (r: Awaited<ReturnType<typeof get>>) => {
+      expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+      const errors = [...Value.Errors(LaunchAnswerSchema, [ProblemSchema], r.json())].map((e) => `${e.path}: ${e.message}`);
+      expect(errors).toEqual([]);
+    };
+    const ticket = await draft({ template: 'quick-fix', inputs: { tickets: ['DESK-1', 'DESK-2'] } });
+    exact(ticket);
+    exact(await approve(ticket.json().id));
+    const a = await drafted({ who: 'Ada', aside: 'Be brief.' });
+    exact(await get(a));
+    const waiting = get(a, '5');
+    exact(await dismiss(a, { note: 'not now' }));
+    exact(await waiting);
+    exact(await withdraw(await drafted()));
+    // refreshed onto a version that is not valid: the preview carries the template's problems, lines and all
+    const b = await drafted();
+    await writeFile(join(root, 'templates', 'greet.yaml'), GREET_INVALID);
+    expect((await approve(b)).statusCode).toBe(409);
+    const refreshed = await get(b);
+    expect(refreshed.json().preview.problems.length).toBeGreaterThan(0);
+    exact(refreshed);
+  });
+
   test('an unknown draft is 404 for every decision', async () => {
     const id = '000000000-00000000000000000000';
     for (const r of [await approve(id), await dismiss(id), await withdraw(id)]) expect(r.json()).toMatchObject({ status: 404, code: 'not_found' });
@@ -372,6 +398,20 @@ describe('on disk and in history', () => {
     expect(log.map((v) => v.message)).toEqual([`launch ${id} approved`, `launch ${id} of greet refreshed`, `launch ${id} of greet`]);
     expect(unitOf(`launches/${id}.json`)).toEqual({ kind: 'plain', path: `launches/${id}.json` });
     for (const odd of ['launches/notes.json', `launches/x/${id}.json`, `launches/${id}.yaml`]) expect(unitOf(odd), odd).toBeNull();
+  });
+
+  test('who decided is kept on the record (the client address, on a desk with no users); one kept before the field reads null', async () => {
+    const id = await drafted();
+    expect((await get(id)).json().decided_by).toBeNull();
+    expect((await withdraw(id)).json()).toMatchObject({ status: 'withdrawn', decided_by: '127.0.0.1' });
+    expect(events.find((e) => e.type === 'launch.decided')?.data).toMatchObject({ id, who: '127.0.0.1' });
+    const { decided_by, ...older } = JSON.parse(await readRecord(id));
+    expect(decided_by).toBe('127.0.0.1');
+    await close();
+    await writeFile(join(root, 'launches', `${id}.json`), `${JSON.stringify(older)}\n`);
+    await open();
+    expect((await get(id)).json()).toMatchObject({ id, status: 'withdrawn', decided_by: null });
+    expect((await list('decided')).json().launches).toEqual([expect.objectContaining({ id, decided_by: null })]);
   });
 
   test('an odd file in launches/ is skipped, never answered', async () => {

@@ -95,7 +95,7 @@ describe('POST /proposals', () => {
       const id = `${(t + i).toString(36).padStart(9, '0')}-${i.toString(16).padStart(20, '0')}`;
       const rec: ProposalRecord = {
         v: 1, id, status: 'pending', name: 'gamma', purpose: 'p', from: null, created_at: new Date(t + i).toISOString(),
-        decided_at: null, saved_as: null, etag: null, note: null, source: GAMMA, saving: null,
+        decided_at: null, saved_as: null, etag: null, note: null, edited: false, decided_by: null, source: GAMMA, saving: null,
       };
       await ctx.fx.write(formatRecord(rec), 'proposals', `${id}.json`);
     }
@@ -333,8 +333,9 @@ test('the events bus carries proposal.created and proposal.decided {id, status, 
     expect(seen).toEqual([
       { type: 'proposal.created', data: { id: a, status: 'pending', name: 'gamma', etag: null, note: null } },
       { type: 'proposal.created', data: { id: b, status: 'pending', name: 'gamma', etag: null, note: null } },
-      { type: 'proposal.decided', data: { id: a, status: 'saved', name: 'delta', etag: saved.etag, note: null } },
-      { type: 'proposal.decided', data: { id: b, status: 'dismissed', name: 'gamma', etag: null, note: 'one is enough' } },
+      // a decision says who decided: the client address, on a desk with no users
+      { type: 'proposal.decided', data: { id: a, status: 'saved', name: 'delta', etag: saved.etag, note: null, edited: false, who: '127.0.0.1' } },
+      { type: 'proposal.decided', data: { id: b, status: 'dismissed', name: 'gamma', etag: null, note: 'one is enough', edited: false, who: '127.0.0.1' } },
     ]);
   } finally {
     await ctx.app.close();

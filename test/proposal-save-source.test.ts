@@ -2,8 +2,10 @@
  * POST /proposals/:id/save with `source`: the operator's edit of the
  * proposal is saved instead of its text, validated like any save (an
  * invalid edit is 422 and the proposal stays pending), and the decision
- * says it was edited (its note), so the conductor is told.
+ * says it was edited (`edited`, and its note), so the conductor is told.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { EDITED_NOTE } from '../src/library/proposals/store.js';
 import { ALPHA, API, openApp } from './http-fixture.js';
@@ -25,8 +27,13 @@ describe('saving a proposal as the operator edited it', () => {
     const edited = GAMMA.replace('one worker then a gate', 'one worker then a gate, checked by the operator');
     const r = await inject('POST', `/proposals/${id}/save`, { source: edited }, { 'if-none-match': '*' });
     expect(r.statusCode).toBe(200);
-    expect(r.json()).toMatchObject({ status: 'saved', saved_as: 'gamma', note: EDITED_NOTE });
+    expect(r.json()).toMatchObject({ status: 'saved', saved_as: 'gamma', note: EDITED_NOTE, edited: true });
     expect((await inject('GET', '/templates/gamma')).json()).toMatchObject({ source: edited });
+    // a field of the decision: in its record on disk, the list, and read back after a restart
+    expect(JSON.parse(await readFile(join(ctx.fx.root!, 'proposals', `${id}.json`), 'utf8'))).toMatchObject({ status: 'saved', edited: true });
+    await ctx.reopen();
+    expect((await inject('GET', `/proposals/${id}`)).json()).toMatchObject({ status: 'saved', edited: true });
+    expect((await inject('GET', '/proposals?status=decided')).json().proposals).toEqual([expect.objectContaining({ id, edited: true })]);
   });
 
   test('an edit that does not validate is 422 with its problems; the proposal is still pending', async () => {
@@ -42,6 +49,14 @@ describe('saving a proposal as the operator edited it', () => {
     expect((await inject('POST', `/proposals/${id}/save`, { sources: GAMMA })).statusCode).toBe(400);
     const r = await inject('POST', `/proposals/${id}/save`, { source: GAMMA }, { 'if-none-match': '*' });
     expect(r.statusCode).toBe(200);
-    expect(r.json()).toMatchObject({ status: 'saved', note: null });
+    expect(r.json()).toMatchObject({ status: 'saved', note: null, edited: false });
+  });
+
+  test('pending, dismissed, and saved with no source: not edited', async () => {
+    const a = await proposal(GAMMA);
+    expect((await inject('GET', `/proposals/${a}`)).json()).toMatchObject({ status: 'pending', edited: false });
+    expect((await inject('POST', `/proposals/${a}/dismiss`, { note: 'no' })).json()).toMatchObject({ status: 'dismissed', edited: false });
+    const b = await proposal(GAMMA);
+    expect((await inject('POST', `/proposals/${b}/save`, {}, { 'if-none-match': '*' })).json()).toMatchObject({ status: 'saved', edited: false });
   });
 });

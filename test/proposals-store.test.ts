@@ -83,6 +83,17 @@ describe('a save cut short', () => {
     expect((await (await restart()).get(id))?.status).toBe('pending');
   });
 
+  test("a save of the operator's edit cut after the template landed: recorded saved and edited at the next start", async () => {
+    const store = openProposalStore({ library, faults: crashAt('proposal:rename', 3) });
+    const { id } = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA });
+    const edited = GAMMA.replace('gamma, proposed', 'gamma, as the operator edited it');
+    expect(await store.save(id, { source: edited })).toMatchObject({ status: 'saved', edited: true, etag: await sha(edited) });
+    expect(await onDisk(id)).toMatchObject({ status: 'pending', saving: { name: 'gamma', edited: true } });
+    expect(await store.get(id)).toMatchObject({ status: 'saved', edited: true });
+    await restart();
+    expect(await onDisk(id)).toMatchObject({ status: 'saved', edited: true, saving: null });
+  });
+
   test('an intent whose template never landed (a crash before it) is dropped at the next start', async () => {
     const store = openProposalStore({ library });
     const { id } = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA });
@@ -130,6 +141,51 @@ test('creations and decisions are told, a saved one under the name it was saved 
   // a refused decision tells nothing
   await codeOf(store.dismiss(a.id, null));
   expect(told).toHaveLength(4);
+});
+
+test("proposal.decided says whether the operator's edit was saved; a record kept before the field says it by its note", async () => {
+  const seen: unknown[] = [];
+  library.events.subscribe((e) => {
+    if (e.type === 'proposal.decided') seen.push(e.data);
+  });
+  const store = openProposalStore({ library });
+  const a = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA });
+  const b = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA });
+  await store.save(a.id, { source: GAMMA.replace('gamma, proposed', 'gamma, edited') });
+  await store.dismiss(b.id, null);
+  expect(seen).toEqual([expect.objectContaining({ id: a.id, status: 'saved', edited: true }), expect.objectContaining({ id: b.id, status: 'dismissed', edited: false })]);
+  // as an older service wrote them: no `edited`
+  for (const id of [a.id, b.id]) {
+    const { edited: _, ...rec } = await onDisk(id);
+    await writeFile(join(fx.root, 'proposals', `${id}.json`), `${JSON.stringify(rec)}\n`);
+  }
+  const again = await restart();
+  expect(await again.get(a.id)).toMatchObject({ status: 'saved', edited: true });
+  expect(await again.get(b.id)).toMatchObject({ status: 'dismissed', edited: false });
+});
+
+test('who decided is kept with the decision, through a save cut short too; a record kept before the field says null', async () => {
+  const store = openProposalStore({ library, faults: crashAt('proposal:rename', 5) });
+  const a = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA });
+  const b = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA });
+  expect(a.decided_by).toBeNull();
+  expect(await store.dismiss(b.id, null, 'ann')).toMatchObject({ status: 'dismissed', decided_by: 'ann' });
+  expect(await onDisk(b.id)).toMatchObject({ decided_by: 'ann' });
+  // record renames: two creates, the dismissal, the save's intent; the 5th, the save's decision, is cut
+  expect(await store.save(a.id, { name: 'delta', who: 'bob' })).toMatchObject({ status: 'saved', decided_by: 'bob' });
+  expect(await onDisk(a.id)).toMatchObject({ status: 'pending', saving: { name: 'delta', by: 'bob' } });
+  const again = await restart();
+  expect(await onDisk(a.id)).toMatchObject({ status: 'saved', decided_by: 'bob', saving: null });
+  expect((await again.list('decided')).map((p) => [p.id, p.decided_by])).toEqual(
+    expect.arrayContaining([
+      [a.id, 'bob'],
+      [b.id, 'ann'],
+    ]),
+  );
+  // as an older service wrote it: no `decided_by`
+  const { decided_by: _, ...rec } = await onDisk(b.id);
+  await writeFile(join(fx.root, 'proposals', `${b.id}.json`), `${JSON.stringify(rec)}\n`);
+  expect(await (await restart()).get(b.id)).toMatchObject({ status: 'dismissed', decided_by: null });
 });
 
 test('ids sort by creation and differ within one millisecond', async () => {

@@ -378,7 +378,9 @@ describe('sync with a remote', () => {
     await sync(a);
     await sync(b);
     expect(await list(b)).toMatchObject({ pending: 0, proposals: [{ id, status: 'dismissed', note: 'not now' }] });
-    expect(heard).toContainEqual({ type: 'proposal.decided', id, status: 'dismissed', name: 'gamma', etag: null, note: 'not now' });
+    // who decided on desk A (its client address: A knows no users) travels with the record
+    expect(heard).toContainEqual({ type: 'proposal.decided', id, status: 'dismissed', name: 'gamma', etag: null, note: 'not now', edited: false, who: '127.0.0.1' });
+    expect(await list(b)).toMatchObject({ proposals: [{ id, decided_by: '127.0.0.1' }] });
   });
 
   it('a remote that cannot be reached never blocks a save; the next sync catches up', async () => {

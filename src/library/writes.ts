@@ -91,6 +91,9 @@ export function subject(verb: 'save' | 'reset' | 'acknowledge' | 'delete', what:
   return verb === 'save' && state && state !== 'custom' && !what.startsWith('role ') ? `save ${what} (${state})` : `${verb} ${what}`;
 }
 
+/** An event's `who`: the person a write names, absent when it names none (docs/api.md, Events), as on a change found on disk. */
+const whoOf = (opts: WriteOptions): { who?: string } => (opts.who ? { who: opts.who } : {});
+
 export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: WriteDeps): Writes {
   const facts = (name: string): TemplateFacts | null => readFacts(ctx, name)?.facts ?? null;
 
@@ -115,7 +118,7 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
     recorder.record(`template:${name}`, subject(verb, name, opts, after?.state ?? null), opts.who ?? null);
     const op = verb === 'save' ? 'saved' : verb === 'reset' ? 'reset' : verb === 'delete' ? 'deleted' : 'acknowledged';
     ctx.logger.info({ name, kind: 'template', op, before: before?.state ?? null, after: after?.state ?? null, who: opts.who ?? null }, `template ${op}`);
-    events.publish('template.changed', { name, state: after?.state ?? null, etag: after?.etag ?? null });
+    events.publish('template.changed', { name, state: after?.state ?? null, etag: after?.etag ?? null, ...whoOf(opts) });
     return after;
   }
 
@@ -141,7 +144,7 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
     recorder.record(`role:${name}`, subject(verb, `role ${name}`, opts, null), opts.who ?? null);
     const op = verb === 'save' ? 'saved' : verb === 'reset' ? 'reset' : 'deleted';
     ctx.logger.info({ name, kind: 'role', op, before: before?.state ?? null, after: after?.state ?? null, who: opts.who ?? null }, `role ${op}`);
-    events.publish('role.changed', { name, state: after?.state ?? null, etag: after?.etag ?? null });
+    events.publish('role.changed', { name, state: after?.state ?? null, etag: after?.etag ?? null, ...whoOf(opts) });
     return after;
   }
 

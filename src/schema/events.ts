@@ -7,12 +7,24 @@ import { type Static, Type } from '@sinclair/typebox';
 import { DivergedDetailSchema } from './sync.js';
 import { EntryStateSchema } from './state.js';
 
+/**
+ * Who made the change: the user's name (docs/security.md, Users and roles),
+ * or the client address on a desk with no users; null or absent when no one
+ * asked through the service (a change found on disk, one a sync brought).
+ */
+const Who = Type.Optional(
+  Type.Union([Type.String(), Type.Null()], {
+    description: "the user's name, or the client address on a desk with no users; absent or null when no one asked through the service",
+  }),
+);
+
 /** After a write through the service, or a change found on disk. `state` and `etag` are null once nothing of that name loads. */
 export const EntryChangedSchema = Type.Object(
   {
     name: Type.String(),
     state: Type.Union([EntryStateSchema, Type.Null()]),
     etag: Type.Union([Type.String(), Type.Null()], { description: 'the strong ETag now, quoted; null when deleted' }),
+    who: Who,
   },
   { additionalProperties: false },
 );
@@ -26,6 +38,8 @@ export const ProposalEventSchema = Type.Object(
     name: Type.String(),
     etag: Type.Union([Type.String(), Type.Null()]),
     note: Type.Union([Type.String(), Type.Null()]),
+    edited: Type.Optional(Type.Boolean({ description: "on `proposal.decided`: saved with the operator's edits (docs/api.md, Proposals)" })),
+    who: Who,
   },
   { additionalProperties: false },
 );
@@ -39,6 +53,7 @@ export const LaunchEventSchema = Type.Object(
     template: Type.String(),
     etag: Type.String(),
     note: Type.Union([Type.String(), Type.Null()]),
+    who: Who,
   },
   { additionalProperties: false },
 );
@@ -75,6 +90,7 @@ export const LibraryUpgradedSchema = Type.Object(
     applied: Type.Integer({ minimum: 0, description: 'copies upgraded' }),
     skipped: Type.Integer({ minimum: 0, description: 'copies asked for (or in the plan) that were left as they are' }),
     names: Type.Array(Type.String(), { maxItems: 100, description: 'the first 100 upgraded, as `template:<name>` or `role:<name>`' }),
+    who: Who,
   },
   { additionalProperties: false },
 );

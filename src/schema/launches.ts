@@ -59,6 +59,9 @@ export const LaunchSummarySchema = Type.Object(
     decision_note: Type.Union([Type.String(), Type.Null()], { description: "the operator's note with a dismissal, for the conductor" }),
     created_at: Type.String({ description: 'ISO 8601' }),
     decided_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601; null while pending' }),
+    decided_by: Type.Union([Type.String(), Type.Null()], {
+      description: "who approved, dismissed or withdrew it: the user's name (docs/security.md, Users and roles), or the client address on a desk with no users; null while pending, and on a record decided before it was kept",
+    }),
   },
   { additionalProperties: false },
 );

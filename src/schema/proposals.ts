@@ -58,6 +58,12 @@ export const ProposalSummarySchema = Type.Object(
     saved_as: Type.Union([Type.String(), Type.Null()], { description: 'the template name it was saved under; null unless saved' }),
     etag: Type.Union([Type.String(), Type.Null()], { description: "the saved template's ETag then; null unless saved" }),
     note: Type.Union([Type.String(), Type.Null()], { description: "the dismissal's note" }),
+    edited: Type.Boolean({
+      description: "saved with the operator's edits: a `source` sent with the save that differs from the proposal's; false while pending, when dismissed, or saved as proposed",
+    }),
+    decided_by: Type.Union([Type.String(), Type.Null()], {
+      description: "who decided: the user's name (docs/security.md, Users and roles), or the client address on a desk with no users; null while pending, and on a record decided before it was kept",
+    }),
   },
   { additionalProperties: false },
 );

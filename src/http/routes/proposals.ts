@@ -26,6 +26,7 @@ import {
 import { WaitQuery } from '../../schema/launches.js';
 import { precondition } from '../answers.js';
 import { errorResponses } from '../schemas.js';
+import { whoOf } from '../auth.js';
 
 const IdParams = Type.Object({ id: ProposalId });
 
@@ -105,7 +106,8 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
         reply.header('retry-after', String(wait));
         throw new DeskError('too_many_requests', `this client has created its ${o.perHour ?? DEFAULT_PROPOSALS_PER_HOUR} proposals for the hour; the next is allowed in ${wait} s`);
       }
-      const r = await store.create(req.body);
+      // the creator's name when the desk knows it, whatever the body says (docs/security.md)
+      const r = await store.create(req.deskUser ? { ...req.body, from: req.deskUser.name } : req.body);
       return reply.code(201).send(await answer(r));
     },
   );
@@ -169,7 +171,7 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
         ...(req.body.source !== undefined ? { source: req.body.source } : {}),
         ifMatch: precondition(req.headers['if-match']),
         ifNoneMatch: precondition(req.headers['if-none-match']),
-        who: req.ip,
+        who: whoOf(req),
       });
       return answer(r);
     },
@@ -189,6 +191,6 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
         req.body ??= {};
       },
     },
-    async (req) => answer(await store.dismiss(req.params.id, req.body.note ?? null)),
+    async (req) => answer(await store.dismiss(req.params.id, req.body.note ?? null, whoOf(req))),
   );
 };

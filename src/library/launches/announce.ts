@@ -31,13 +31,17 @@ export function launchAnnouncer(library: Library, told?: (kind: LaunchChange, l:
   const history = library.history as Library['history'] | undefined;
   const tell = (kind: LaunchChange, l: LaunchSummary) => {
     if (kind !== 'refreshed') {
-      events?.publish(kind === 'drafted' ? 'launch.drafted' : 'launch.decided', { id: l.id, status: l.status, template: l.template, etag: l.etag, note: l.decision_note });
+      const told = { id: l.id, status: l.status, template: l.template, etag: l.etag, note: l.decision_note };
+      // a decision says who decided (docs/api.md, Events)
+      events?.publish(kind === 'drafted' ? 'launch.drafted' : 'launch.decided', kind === 'drafted' ? told : { ...told, who: l.decided_by });
     }
     told?.(kind, l);
   };
   return {
     written(kind, l) {
-      history?.commit({ paths: [rel(launchRecord(l.id))], message: commitMessage(kind, l) });
+      // a decision's commit is the decider's: its author and `Who:` trailer (docs/history.md)
+      const who = kind === 'decided' && l.decided_by ? { who: l.decided_by } : {};
+      history?.commit({ paths: [rel(launchRecord(l.id))], message: commitMessage(kind, l), ...who });
       tell(kind, l);
     },
     synced: tell,

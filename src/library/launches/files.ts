@@ -1,7 +1,9 @@
+import type { LaunchSummary } from '../../schema/launches.js';
 import type { FsContext } from '../disk/fs-safe.js';
 import * as records from '../disk/record-folder.js';
-import { LAUNCHES } from '../layout.js';
-import { type LaunchRecord, parseRecord, RECORD_CAP, RECORD_FILE } from './record.js';
+import { LAUNCHES, launchRecord } from '../layout.js';
+import type { RecordKind } from '../proposals/record-index.js';
+import { formatRecord, type LaunchRecord, parseRecord, RECORD_CAP, RECORD_FILE, summaryOf } from './record.js';
 
 /** `launches/` (layout.ts), read as a record folder (disk/record-folder.ts), as `proposals/` is. */
 export const FOLDER = LAUNCHES;
@@ -13,3 +15,16 @@ export const readRecord = (fs: FsContext, id: string): Promise<LaunchRecord | nu
 
 /** Every record in the folder; leftover temp files of a write cut short are removed. */
 export const scanRecords = (fs: FsContext): Promise<LaunchRecord[]> => records.scanRecords(fs, folder);
+
+/** The folder as the store's index reads and writes it (proposals/record-index.ts, shared with proposals). */
+export const LAUNCH_RECORDS: RecordKind<LaunchRecord, LaunchSummary> = {
+  folder: FOLDER,
+  what: 'launch',
+  plural: 'launch drafts',
+  file: RECORD_FILE,
+  path: launchRecord,
+  read: readRecord,
+  scan: scanRecords,
+  format: formatRecord,
+  summary: summaryOf,
+};

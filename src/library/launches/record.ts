@@ -42,7 +42,9 @@ export function parseRecord(text: string, id: string): LaunchRecord | null {
   for (const k of ['template', 'etag', 'created_at', 'source'] as const) if (typeof r[k] !== 'string') return null;
   for (const k of ['from', 'note', 'decision_note', 'decided_at'] as const) if (!strOrNull(r[k])) return null;
   if (!isObject(r.inputs)) return null;
-  return r as unknown as LaunchRecord;
+  if (r.decided_by !== undefined && !strOrNull(r.decided_by)) return null;
+  // one written before `decided_by` was kept: nobody is known to have decided it
+  return { ...(r as unknown as LaunchRecord), decided_by: (r.decided_by as string | null | undefined) ?? null };
 }
 
 export function formatRecord(r: LaunchRecord): string {
@@ -61,5 +63,6 @@ export function summaryOf(r: LaunchRecord): LaunchSummary {
     decision_note: r.decision_note,
     created_at: r.created_at,
     decided_at: r.decided_at,
+    decided_by: r.decided_by,
   };
 }

@@ -1,21 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { DeskError, type ErrorCode } from '../../errors.js';
 import type { LaunchCreate, LaunchSummary } from '../../schema/launches.js';
 import { checkedInputs } from '../../template/launch.js';
 import { problem } from '../../template/problems.js';
 import type { LibraryLogger } from '../context.js';
-import { removeFileDurable, writeFileAtomic } from '../disk/atomic-write.js';
-import type { FaultHook, FsContext } from '../disk/fs-safe.js';
+import type { FaultHook } from '../disk/fs-safe.js';
 import { ifMatchPasses } from '../disk/markers.js';
-import { launchRecord, rel } from '../layout.js';
-import { DEFAULT_DECIDED_KEEP, pastKeep, pruneMessage } from '../proposals/retention.js';
+import { openRecordIndex } from '../proposals/record-index.js';
+import { DEFAULT_DECIDED_KEEP } from '../proposals/retention.js';
 import { openWaiters, readWhenDecided } from '../proposals/waiters.js';
-import { KeyedQueue } from '../queue.js';
 import type { Library } from '../types.js';
 import { type LaunchChange, launchAnnouncer } from './announce.js';
-import { FOLDER, readRecord, scanRecords } from './files.js';
+import { LAUNCH_RECORDS } from './files.js';
 import { type Current, currentVersion, type DraftPreview, draftPreviews } from './preview.js';
-import { formatRecord, type LaunchRecord, RECORD_CAP, RECORD_FILE, summaryOf } from './record.js';
+import { formatRecord, type LaunchRecord, RECORD_CAP, summaryOf } from './record.js';
 
 export interface LaunchStoreOptions {
   library: Library;
@@ -59,9 +56,10 @@ export interface LaunchStore {
   /** as get, but while pending waits up to `ms` for a decision (`signal`: the client went away) */
   getWhenDecided(id: string, ms: number, signal?: AbortSignal): Promise<LaunchView | null>;
   /** approved, or refused with the draft as it is now; `ifMatch`: the draft's etag as the operator saw it */
-  approve(id: string, ifMatch: string | undefined): Promise<LaunchView | LaunchRefusal>;
-  dismiss(id: string, note: string | null): Promise<LaunchView>;
-  withdraw(id: string): Promise<LaunchView>;
+  approve(id: string, ifMatch: string | undefined, who?: string | null): Promise<LaunchView | LaunchRefusal>;
+  /** `who` here and above: the person deciding (the record's `decided_by`, its commit's author) */
+  dismiss(id: string, note: string | null, who?: string | null): Promise<LaunchView>;
+  withdraw(id: string, who?: string | null): Promise<LaunchView>;
   /** reads launches/ once (done by the first call of anything else) */
   ready(): Promise<void>;
   /** every wait answers now, with the record as it is, and later ones at once: the service stops */
@@ -77,8 +75,8 @@ export const isRefusal = (r: LaunchView | LaunchRefusal): r is LaunchRefusal => 
 /**
  * The launches a conductor drafts and the operator decides (docs/api.md,
  * Launches), kept one file each under `launches/`, as proposals are under
- * `proposals/` (proposals/store.ts, whose index, odd-file and sync rules
- * these follow). The desk starts nothing: `approved` is the decision the
+ * `proposals/`, with the same index, odd-file, retention and sync rules
+ * (proposals/record-index.ts). The desk starts nothing: `approved` is the decision the
  * conductor or the harness reads, with the runs to start.
  *
  * A draft names the template version its preview was made on (`etag`, its
@@ -89,54 +87,32 @@ export const isRefusal = (r: LaunchView | LaunchRefusal): r is LaunchRefusal => 
  * new ETag then succeeds.
  *
  * A request may wait for a decision (`getWhenDecided`): a promise each
- * decision settles (proposals/waiters.ts), never a loop.
+ * decision settles (proposals/waiters.ts), never a loop. It is settled as
+ * soon as the decided record is on disk, before its commit and event: what
+ * the waiter then reads is durable, and git has nothing to add to it.
  */
 export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
   const { library } = o;
   const logger = o.logger ?? silent;
   const now = o.now ?? Date.now;
   const max = o.maxPending ?? 500;
-  const keep = o.decidedKeep ?? DEFAULT_DECIDED_KEEP;
   const waiters = openWaiters();
-  const announce = launchAnnouncer(library, (kind, l) => {
-    if (kind === 'decided') waiters.wake(l.id);
-    o.onChange?.(kind, l);
-  });
+  const announce = launchAnnouncer(library, o.onChange);
   const previews = draftPreviews(library);
-  const index = new Map<string, LaunchSummary>();
-  const queue = new KeyedQueue();
-  const told = new Set<string>();
-  let fs: FsContext | null = null;
-  if (library.root !== null) {
-    fs = {
-      root: library.root,
-      faults: o.faults,
-      report: ({ path, reason }) => {
-        if (told.has(`${path}\0${reason}`)) return;
-        told.add(`${path}\0${reason}`);
-        logger.warn({ path, reason }, 'an odd file in launches/ is skipped (docs/operations.md)');
-      },
-    };
-  }
-  let loaded: Promise<void> | null = null;
+  const index = openRecordIndex(LAUNCH_RECORDS, {
+    library,
+    logger,
+    faults: o.faults,
+    keep: o.decidedKeep ?? DEFAULT_DECIDED_KEEP,
+    synced(id, before, after) {
+      // removed, or decided on another desk: its waits end with what is on disk now
+      if (after?.status !== 'pending') waiters.wake(id);
+      if (after && before?.status !== after.status) announce.synced(after.status === 'pending' ? 'drafted' : 'decided', after);
+    },
+  });
+  const { ready, serial } = index;
 
   const iso = () => new Date(now()).toISOString();
-  const writable = (): FsContext => {
-    if (!fs) throw new DeskError('no_library_root', 'the service runs without a library root; launch drafts are kept under it');
-    return fs;
-  };
-  const write = async (r: LaunchRecord): Promise<void> => {
-    await writeFileAtomic(writable(), launchRecord(r.id), formatRecord(r), 'launch');
-    index.set(r.id, summaryOf(r));
-  };
-
-  async function read(id: string): Promise<LaunchRecord | null> {
-    if (!fs || !index.has(id)) return null;
-    const rec = await readRecord(fs, id);
-    // removed or replaced by hand since the start: no longer a draft
-    if (!rec) index.delete(id);
-    return rec;
-  }
 
   async function viewOf(rec: LaunchRecord, current?: Current | null): Promise<LaunchView> {
     const now = current === undefined ? await currentVersion(library, rec.template) : current;
@@ -144,101 +120,52 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
     return { rec, preview, current: now?.etag ?? null };
   }
 
-  async function load(): Promise<void> {
-    if (!fs) return;
-    for (const rec of await scanRecords(fs)) index.set(rec.id, summaryOf(rec));
-    await prune();
-  }
-
-  /** The decided records past the newest `keep` (proposals/retention.ts) removed, in one commit; a failure is logged, never answered. */
-  async function prune(): Promise<void> {
-    const past = pastKeep(index.values(), keep);
-    if (!fs || past.length === 0) return;
-    const paths: string[] = [];
-    try {
-      for (const l of past) {
-        await removeFileDurable(fs, launchRecord(l.id), 'launch-prune');
-        index.delete(l.id);
-        paths.push(rel(launchRecord(l.id)));
-      }
-    } catch (e) {
-      logger.warn({ err: (e as Error).message, removed: paths.length }, 'could not remove decided launch drafts past the kept count');
-    }
-    if (paths.length === 0) return;
-    (library.history as Library['history'] | undefined)?.commit({ paths, message: pruneMessage(paths.length, keep, FOLDER) });
-    logger.info({ removed: paths.length, keep }, 'decided launch drafts past the kept count removed');
-  }
-
-  /** Records a sync wrote (new here, decided on another desk, or removed): the index follows, and waits on them end. */
-  async function reread(paths: string[]): Promise<void> {
-    const ids = paths.flatMap((p) => RECORD_FILE.exec(p.slice(FOLDER.length + 1))?.[1] ?? []);
-    if (!fs || !loaded || ids.length === 0) return;
-    await serial(async () => {
-      for (const id of ids) {
-        const rec = await readRecord(fs, id);
-        const before = index.get(id);
-        if (!rec) {
-          index.delete(id);
-          waiters.wake(id);
-          continue;
-        }
-        const after = summaryOf(rec);
-        index.set(id, after);
-        if (before?.status !== after.status) announce.synced(after.status === 'pending' ? 'drafted' : 'decided', after);
-      }
-    });
-  }
-  const unsubscribe = library.syncFiles?.onPlainWritten((paths) => reread(paths.filter((p) => p.startsWith(`${FOLDER}/`))));
-
-  const ready = () => (loaded ??= load());
-  const pendingCount = () => [...index.values()].filter((l) => l.status === 'pending').length;
-  const serial = <T>(task: () => Promise<T>) => ready().then(() => queue.run(FOLDER, task));
-
   async function undecided(id: string): Promise<LaunchRecord> {
-    const rec = await read(id);
+    const rec = await index.read(id);
     if (!rec) throw new DeskError('not_found', `no launch draft ${id}`);
     if (rec.status !== 'pending') throw new DeskError('already_decided', `launch draft ${id} is already ${rec.status}`);
     return rec;
   }
 
-  async function decide(rec: LaunchRecord, status: LaunchRecord['status'], extra: Partial<LaunchRecord> = {}): Promise<LaunchRecord> {
-    const done: LaunchRecord = { ...rec, ...extra, status, decided_at: iso() };
-    await write(done);
+  async function decide(rec: LaunchRecord, status: LaunchRecord['status'], who: string | null, extra: Partial<LaunchRecord> = {}): Promise<LaunchRecord> {
+    const done: LaunchRecord = { ...rec, ...extra, status, decided_at: iso(), decided_by: who };
+    await index.write(done);
+    // durable now: the waits answer at once (above), then the commit and the event
+    waiters.wake(done.id);
     announce.written('decided', summaryOf(done));
     logger.info({ id: rec.id, status, template: rec.template }, 'launch draft decided');
-    await prune();
+    await index.prune();
     return done;
   }
 
   return {
     ready,
-    close: () => unsubscribe?.(),
+    close: () => index.close(),
     stopWaiting: () => waiters.close(),
     async pending() {
       await ready();
-      return pendingCount();
+      return index.pending();
     },
     async keptDecided() {
       await ready();
-      return { count: index.size - pendingCount(), limit: keep };
+      return index.keptDecided();
     },
     async list(filter) {
       await ready();
-      const shown = (l: LaunchSummary) => filter === 'all' || (filter === 'pending') === (l.status === 'pending');
-      return [...index.values()].filter(shown).sort((a, b) => (a.id < b.id ? 1 : -1));
+      return index.list(filter);
     },
     async get(id) {
       await ready();
-      const rec = await read(id);
+      const rec = await index.read(id);
       return rec && viewOf(rec);
     },
     async getWhenDecided(id, ms, signal) {
       await ready();
-      const rec = await readWhenDecided(waiters, id, ms, signal, async () => (await read(id)) ?? { status: 'gone' as const });
+      const rec = await readWhenDecided(waiters, id, ms, signal, async () => (await index.read(id)) ?? { status: 'gone' as const });
       return 'id' in rec ? viewOf(rec) : null;
     },
     async create(l) {
-      writable();
+      index.writable();
       await ready();
       // the template as it loads now: unknown is 404, not valid is 409, as the launch preview answers
       const current = await currentVersion(library, l.template);
@@ -250,13 +177,12 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
       const preview = previews.preview(current, given);
       if (!preview.ok) throw new DeskError('invalid_launch', 'the launch inputs do not check; nothing was kept', { problems: preview.problems });
       return serial(async () => {
-        const count = pendingCount();
+        const count = index.pending();
         if (count >= max) throw new DeskError('too_many_launches', `${count} launch drafts wait for a decision; approve, dismiss or withdraw some first`);
         const t = now();
-        const id = `${Math.max(0, t).toString(36).padStart(9, '0').slice(-9)}-${randomBytes(10).toString('hex')}`;
         const rec: LaunchRecord = {
           v: 1,
-          id,
+          id: index.newId(t),
           status: 'pending',
           template: l.template,
           etag: current.etag,
@@ -265,21 +191,24 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
           decision_note: null,
           created_at: new Date(t).toISOString(),
           decided_at: null,
+          decided_by: null,
           inputs: checkedInputs(current.model!, given),
           source: current.source,
         };
-        if (Buffer.byteLength(formatRecord(rec), 'utf8') > RECORD_CAP) {
+        // formatted once: measured against the cap, then written
+        const text = formatRecord(rec);
+        if (Buffer.byteLength(text, 'utf8') > RECORD_CAP) {
           const p = problem('limit.size', `the draft with these inputs would be over the ${RECORD_CAP / 2 ** 20} MiB a draft's record may be; shorten them`, '/inputs');
           throw new DeskError('invalid_launch', 'the launch draft is too large; nothing was kept', { problems: [p] });
         }
-        await write(rec);
+        await index.write(rec, text);
         announce.written('drafted', summaryOf(rec));
-        logger.info({ id, template: l.template, runs: preview.runs.length }, 'launch draft kept');
+        logger.info({ id: rec.id, template: l.template, runs: preview.runs.length }, 'launch draft kept');
         return { rec, preview, current: current.etag };
       });
     },
-    async approve(id, ifMatch) {
-      writable();
+    async approve(id, ifMatch, who = null) {
+      index.writable();
       return serial(async (): Promise<LaunchView | LaunchRefusal> => {
         let rec = await undecided(id);
         const current = await currentVersion(library, rec.template);
@@ -289,7 +218,7 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
         if (current.etag !== rec.etag) {
           // refreshed onto the version loading now, so the operator approves what they see
           rec = { ...rec, etag: current.etag, source: current.source };
-          await write(rec);
+          await index.write(rec);
           announce.written('refreshed', summaryOf(rec));
           const view = await viewOf(rec, current);
           if (ifMatch === undefined) return { code: 'template_changed', detail: `${rec.template} changed since the draft; it is refreshed onto the version loading now, approve that`, view };
@@ -300,17 +229,17 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
         const view = await viewOf(rec, current);
         if (!current.valid) return { code: 'template_invalid_for_launch', detail: `${rec.template} is not valid; fix its problems before launching it`, view };
         if (!view.preview.ok) return { code: 'invalid_launch', detail: 'the launch inputs do not check on this version', view };
-        const done = await decide(rec, 'approved');
+        const done = await decide(rec, 'approved', who);
         return { ...view, rec: done };
       });
     },
-    async dismiss(id, note) {
-      writable();
-      return serial(async () => viewOf(await decide(await undecided(id), 'dismissed', { decision_note: note })));
+    async dismiss(id, note, who = null) {
+      index.writable();
+      return serial(async () => viewOf(await decide(await undecided(id), 'dismissed', who, { decision_note: note })));
     },
-    async withdraw(id) {
-      writable();
-      return serial(async () => viewOf(await decide(await undecided(id), 'withdrawn')));
+    async withdraw(id, who = null) {
+      index.writable();
+      return serial(async () => viewOf(await decide(await undecided(id), 'withdrawn', who)));
     },
   };
 }

@@ -20,9 +20,10 @@ export function commitMessage(p: ProposalSummary): string {
   return p.status === 'pending' ? `proposal ${p.id} for ${p.name}` : `proposal ${p.id} ${p.status}`;
 }
 
-/** A saved proposal is told under the name it was saved as, which the desk launches. */
+/** A saved proposal is told under the name it was saved as, which the desk launches; a decision says whether the operator edited it, and who decided. */
 export function eventData(p: ProposalSummary): ProposalEvent {
-  return { id: p.id, status: p.status, name: p.saved_as ?? p.name, etag: p.etag, note: p.note };
+  const told = { id: p.id, status: p.status, name: p.saved_as ?? p.name, etag: p.etag, note: p.note };
+  return p.status === 'pending' ? told : { ...told, edited: p.edited, who: p.decided_by };
 }
 
 /**
@@ -30,15 +31,17 @@ export function eventData(p: ProposalSummary): ProposalEvent {
  * Events): its own commit — a proposal saved into a template is that save's
  * commit too, made by the save — then `proposal.created` or
  * `proposal.decided` on the library's bus, then `told` (a test's listener).
- * The commit carries no `Who:` trailer: GET /history answers `who: null`
- * for it, as it always has (a template saved from a proposal has its own).
+ * A decision's commit is the decider's (`decided_by`: its author and `Who:`
+ * trailer, docs/history.md); a proposal's creation carries no `Who:`, so
+ * GET /history answers `who: null` for it.
  * A stand-in library (test/docs-api.test.ts) may have neither history nor a
  * bus; then there is nothing to commit or tell.
  */
 export function proposalAnnouncer(library: Library, told?: (kind: ProposalChange, p: ProposalSummary) => void): ProposalAnnouncer {
   const events = library.events as Library['events'] | undefined;
   const history = library.history as Library['history'] | undefined;
-  const commit = (p: ProposalSummary) => history?.commit({ paths: [rel(proposalRecord(p.id))], message: commitMessage(p) });
+  const commit = (p: ProposalSummary) =>
+    history?.commit({ paths: [rel(proposalRecord(p.id))], message: commitMessage(p), ...(p.decided_by ? { who: p.decided_by } : {}) });
   const tell = (kind: ProposalChange, p: ProposalSummary) => {
     events?.publish(kind === 'created' ? 'proposal.created' : 'proposal.decided', eventData(p));
     told?.(kind, p);

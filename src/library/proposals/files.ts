@@ -1,7 +1,9 @@
+import type { ProposalSummary } from '../../schema/proposals.js';
 import type { FsContext } from '../disk/fs-safe.js';
 import * as records from '../disk/record-folder.js';
-import { PROPOSALS } from '../layout.js';
-import { parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE } from './record.js';
+import { PROPOSALS, proposalRecord } from '../layout.js';
+import type { RecordKind } from './record-index.js';
+import { formatRecord, parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE, summaryOf } from './record.js';
 
 /** `proposals/` (layout.ts), read as a record folder (disk/record-folder.ts). */
 export const FOLDER = PROPOSALS;
@@ -13,3 +15,16 @@ export const readRecord = (fs: FsContext, id: string): Promise<ProposalRecord | 
 
 /** Every record in the folder; leftover temp files of a write cut short are removed. */
 export const scanRecords = (fs: FsContext): Promise<ProposalRecord[]> => records.scanRecords(fs, folder);
+
+/** The folder as the store's index reads and writes it (record-index.ts). */
+export const PROPOSAL_RECORDS: RecordKind<ProposalRecord, ProposalSummary> = {
+  folder: FOLDER,
+  what: 'proposal',
+  plural: 'proposals',
+  file: RECORD_FILE,
+  path: proposalRecord,
+  read: readRecord,
+  scan: scanRecords,
+  format: formatRecord,
+  summary: summaryOf,
+};

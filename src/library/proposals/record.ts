@@ -6,12 +6,14 @@ import { LIMITS } from '../../template/read.js';
 /**
  * One proposal as it is kept: `proposals/<id>.json` under the library root,
  * one JSON object, written whole with the atomic writes. `saving` is the
- * save's intent (proposals.ts): the name and ETag it is about to save.
+ * save's intent (store.ts): the name and ETag it is about to save, whether
+ * that is the operator's edit, and who asked, so a save a crash cut short is
+ * recorded as the one asked.
  */
 export interface ProposalRecord extends ProposalSummary {
   v: 1;
   source: string;
-  saving: { name: string; etag: string; at: string } | null;
+  saving: { name: string; etag: string; at: string; edited: boolean; by: string | null } | null;
 }
 
 /** The record file of an id; anything else in proposals/ is not ours (a temp file aside). */
@@ -25,6 +27,10 @@ export const RECORD_FILE = new RegExp(`^(${PROPOSAL_ID.source.slice(1, -1)})\\.j
 export const RECORD_CAP = 6 * LIMITS.sizeBytes + 64 * 1024;
 
 const STATUSES: readonly ProposalStatus[] = ['pending', 'saved', 'dismissed'];
+
+/** The note a proposal saved with the operator's edits is decided with (docs/api.md, Proposals), beside `edited`. */
+export const EDITED_NOTE = 'saved with the operator’s edits';
+
 const strOrNull = (v: unknown) => v === null || typeof v === 'string';
 
 /** The record in `text`, or null when it is not one the service wrote (a torn or hand-made file). */
@@ -39,9 +45,19 @@ export function parseRecord(text: string, id: string): ProposalRecord | null {
   if (r.v !== 1 || r.id !== id || !STATUSES.includes(r.status as ProposalStatus)) return null;
   for (const k of ['name', 'purpose', 'created_at', 'source'] as const) if (typeof r[k] !== 'string') return null;
   for (const k of ['from', 'decided_at', 'saved_as', 'etag', 'note'] as const) if (!strOrNull(r[k])) return null;
+  if (r.edited !== undefined && typeof r.edited !== 'boolean') return null;
+  if (r.decided_by !== undefined && !strOrNull(r.decided_by)) return null;
   const s = r.saving as Record<string, unknown> | null | undefined;
   if (s != null && (typeof s !== 'object' || typeof s.name !== 'string' || typeof s.etag !== 'string' || typeof s.at !== 'string')) return null;
-  return { ...(r as unknown as ProposalRecord), saving: (s as ProposalRecord['saving']) ?? null };
+  if (s != null && s.edited !== undefined && typeof s.edited !== 'boolean') return null;
+  if (s != null && s.by !== undefined && !strOrNull(s.by)) return null;
+  // a record or intent written before `edited` was kept: a save with edits said so only in its note
+  const edited = (r.edited as boolean | undefined) ?? (r.status === 'saved' && r.note === EDITED_NOTE);
+  // one written before `decided_by` was kept: nobody is known to have decided it
+  const decided_by = (r.decided_by as string | null | undefined) ?? null;
+  const saving =
+    s == null ? null : { ...(s as NonNullable<ProposalRecord['saving']>), edited: (s.edited as boolean | undefined) ?? false, by: (s.by as string | null | undefined) ?? null };
+  return { ...(r as unknown as ProposalRecord), edited, decided_by, saving };
 }
 
 export function formatRecord(r: ProposalRecord): string {
@@ -61,6 +77,8 @@ export function summaryOf(r: ProposalRecord): ProposalSummary {
     saved_as: r.saved_as,
     etag: r.etag,
     note: r.note,
+    edited: r.edited,
+    decided_by: r.decided_by,
   };
 }
 

@@ -1,18 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { DeskError } from '../../errors.js';
 import type { ProposalCreate, ProposalSummary } from '../../schema/proposals.js';
-import { removeFileDurable, writeFileAtomic } from '../disk/atomic-write.js';
 import type { LibraryLogger } from '../context.js';
-import type { FaultHook, FsContext } from '../disk/fs-safe.js';
+import type { FaultHook } from '../disk/fs-safe.js';
 import { etagOf, sha256Hex } from '../disk/markers.js';
-import { FOLDER, readRecord, scanRecords } from './files.js';
-import { formatRecord, type ProposalRecord, RECORD_FILE, requestProblems, summaryOf } from './record.js';
-import { withHeaderName } from './rename.js';
-import { KeyedQueue } from '../queue.js';
 import type { Library, WriteOptions } from '../types.js';
-import { proposalRecord, rel } from '../layout.js';
 import { type ProposalChange, proposalAnnouncer } from './announce.js';
-import { DEFAULT_DECIDED_KEEP, pastKeep, pruneMessage } from './retention.js';
+import { PROPOSAL_RECORDS } from './files.js';
+import { openRecordIndex } from './record-index.js';
+import { EDITED_NOTE, type ProposalRecord, requestProblems, summaryOf } from './record.js';
+import { withHeaderName } from './rename.js';
+import { DEFAULT_DECIDED_KEEP } from './retention.js';
 
 export interface ProposalStoreOptions {
   library: Library;
@@ -38,12 +35,12 @@ export interface ProposalStoreOptions {
  * A proposal's save: under its name or `name`; `source`, the text as the
  * operator edited it (the settings page's editor), saved instead of the
  * proposal's own, validated like any save. The decision then says the
- * operator edited it (EDITED_NOTE), so the conductor is told.
+ * operator edited it (`edited`, and EDITED_NOTE as its note), so the
+ * conductor is told.
  */
 export type ProposalSaveOptions = Pick<WriteOptions, 'ifMatch' | 'ifNoneMatch' | 'who'> & { name?: string; source?: string };
 
-/** The note a proposal saved with the operator's edits is decided with (docs/api.md, Proposals). */
-export const EDITED_NOTE = 'saved with the operator’s edits';
+export { EDITED_NOTE } from './record.js';
 
 export interface ProposalStore {
   create(p: ProposalCreate): Promise<ProposalRecord>;
@@ -56,7 +53,8 @@ export interface ProposalStore {
   get(id: string): Promise<ProposalRecord | null>;
   /** saves through library.saveTemplate (its 412, 422 and the rest pass through); `name`: under another name */
   save(id: string, opts: ProposalSaveOptions): Promise<ProposalRecord>;
-  dismiss(id: string, note: string | null): Promise<ProposalRecord>;
+  /** `who`: the person deciding (the record's `decided_by`, its commit's author) */
+  dismiss(id: string, note: string | null, who?: string | null): Promise<ProposalRecord>;
   /** reads proposals/ once (done by the first call of anything else) and finishes what a crash left */
   ready(): Promise<void>;
   /** stops following the records a sync writes */
@@ -72,8 +70,9 @@ const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
  * The folder is read once, at the first call: the root lock makes this
  * process its only writer, and a sync, the one other, tells the store which
  * records it wrote (library.syncFiles), which are read again — so the index
- * it keeps (each proposal's summary) stays true, the pending count costs
- * nothing, and the list reads no file.
+ * it keeps (each proposal's summary; record-index.ts, shared with launch
+ * drafts) stays true, the pending count costs nothing, and the list reads
+ * no file.
  * A file in `proposals/` that is not a record the service wrote — a link, a
  * FIFO, a folder, one over the cap, torn or hand-made JSON — is logged once
  * and skipped, never followed, waited on or answered as a 500.
@@ -99,86 +98,31 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
   const logger = o.logger ?? silent;
   const now = o.now ?? Date.now;
   const max = o.maxPending ?? 500;
-  const keep = o.decidedKeep ?? DEFAULT_DECIDED_KEEP;
   const announce = proposalAnnouncer(library, o.onChange);
-  const index = new Map<string, ProposalSummary>();
-  // one writer at a time: the pending count and each record's status are checked and changed together
-  const queue = new KeyedQueue();
-  const told = new Set<string>();
-  let fs: FsContext | null = null;
-  if (library.root !== null) {
-    fs = {
-      root: library.root,
-      faults: o.faults,
-      report: ({ path, reason }) => {
-        if (told.has(`${path}\0${reason}`)) return;
-        told.add(`${path}\0${reason}`);
-        logger.warn({ path, reason }, 'an odd file in proposals/ is skipped (docs/operations.md)');
-      },
-    };
-  }
-  let loaded: Promise<void> | null = null;
+  const index = openRecordIndex(PROPOSAL_RECORDS, {
+    library,
+    logger,
+    faults: o.faults,
+    keep: o.decidedKeep ?? DEFAULT_DECIDED_KEEP,
+    async loaded(rec) {
+      if (!rec.saving) return;
+      await finishSave(rec).catch((e: unknown) => logger.error({ id: rec.id, err: (e as Error).message }, 'could not finish an interrupted proposal save'));
+    },
+    synced(_id, before, after) {
+      if (after && before?.status !== after.status) announce.synced(after.status === 'pending' ? 'created' : 'decided', after);
+    },
+  });
+  const { ready, serial } = index;
 
   const iso = () => new Date(now()).toISOString();
-  const path = proposalRecord;
-  const writable = (): FsContext => {
-    if (!fs) throw new DeskError('no_library_root', 'the service runs without a library root; proposals are kept under it');
-    return fs;
-  };
-  const write = async (r: ProposalRecord): Promise<void> => {
-    await writeFileAtomic(writable(), path(r.id), formatRecord(r), 'proposal');
-    index.set(r.id, summaryOf(r));
-  };
 
   async function read(id: string): Promise<ProposalRecord | null> {
-    if (!fs || !index.has(id)) return null;
-    const rec = await readRecord(fs, id);
-    if (!rec) {
-      // removed or replaced by hand since the start: no longer a proposal
-      index.delete(id);
-      return null;
-    }
+    const rec = await index.read(id);
+    if (!rec) return null;
     // a save between its template write and its record write (now, or cut by a crash): shown as it landed
     const view = await landed(rec);
-    if (view) index.set(id, summaryOf(view));
+    if (view) index.set(summaryOf(view));
     return view ?? rec;
-  }
-
-  async function load(): Promise<void> {
-    if (!fs) return;
-    for (const rec of await scanRecords(fs)) {
-      index.set(rec.id, summaryOf(rec));
-      if (rec.saving) {
-        await finishSave(rec).catch((e: unknown) => logger.error({ id: rec.id, err: (e as Error).message }, 'could not finish an interrupted proposal save'));
-      }
-    }
-    await prune();
-  }
-
-  /**
-   * Removes the decided records past the newest `keep` (retention.ts), each
-   * durably, then commits their removal in one commit: history still holds
-   * them. Run at the start and after each decision, on the index alone, so it
-   * costs nothing while within the bound. A failure is logged, never
-   * answered: the decision it follows has landed, and the next one retries.
-   */
-  async function prune(): Promise<void> {
-    const past = pastKeep(index.values(), keep);
-    if (!fs || past.length === 0) return;
-    const paths: string[] = [];
-    try {
-      for (const p of past) {
-        await removeFileDurable(fs, path(p.id), 'proposal-prune');
-        index.delete(p.id);
-        paths.push(rel(path(p.id)));
-      }
-    } catch (e) {
-      logger.warn({ err: (e as Error).message, removed: paths.length }, 'could not remove decided proposals past the kept count');
-    }
-    if (paths.length === 0) return;
-    // a stand-in library (test/docs-api.test.ts) may keep no history (announce.ts)
-    (library.history as Library['history'] | undefined)?.commit({ paths, message: pruneMessage(paths.length, keep) });
-    logger.info({ removed: paths.length, keep }, 'decided proposals past the kept count removed');
   }
 
   /** The record as saved when its intent's template is what loads under that name now (the rule above), else null. */
@@ -187,7 +131,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     if (!s || rec.status !== 'pending') return null;
     const current = await library.getTemplate(s.name);
     if (current?.etag !== s.etag) return null;
-    return { ...rec, status: 'saved', decided_at: s.at, saved_as: s.name, etag: s.etag, saving: null };
+    return { ...rec, status: 'saved', decided_at: s.at, decided_by: s.by, saving: null, saved_as: s.name, etag: s.etag, ...decision(s.edited) };
   }
 
   /** A save the last run did not finish recording (the rule above). */
@@ -196,42 +140,18 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     const next = (await landed(rec)) ?? { ...rec, saving: null };
     const done = next.status === 'saved';
     try {
-      await write(next);
+      await index.write(next);
       announce.finished(summaryOf(next));
       logger.warn({ id: rec.id, name: s.name, landed: done }, 'finished a proposal save interrupted before the last stop');
     } catch (e) {
       // a read-only root: the record stays as it is, and is shown as it will be once written
-      index.set(rec.id, summaryOf(next));
+      index.set(summaryOf(next));
       logger.warn({ id: rec.id, err: (e as Error).message }, 'could not record an interrupted proposal save');
     }
   }
 
-  /** Records a sync wrote (new here, decided on another desk, or removed): the index follows them. */
-  async function reread(paths: string[]): Promise<void> {
-    const ids = paths.flatMap((p) => RECORD_FILE.exec(p.slice(FOLDER.length + 1))?.[1] ?? []);
-    // before the first read nothing is kept: that read will see them
-    if (!fs || !loaded || ids.length === 0) return;
-    await serial(async () => {
-      for (const id of ids) {
-        const rec = await readRecord(fs, id);
-        const before = index.get(id);
-        if (!rec) {
-          index.delete(id);
-          continue;
-        }
-        const after = summaryOf(rec);
-        index.set(id, after);
-        if (before?.status !== after.status) announce.synced(after.status === 'pending' ? 'created' : 'decided', after);
-      }
-    });
-  }
-  const unsubscribe = library.syncFiles?.onPlainWritten((paths) => reread(paths.filter((p) => p.startsWith(`${FOLDER}/`))));
-
-  const ready = () => (loaded ??= load());
-  const pendingCount = () => [...index.values()].filter((p) => p.status === 'pending').length;
-
-  /** Runs a write once the folder is read, one at a time. */
-  const serial = <T>(task: () => Promise<T>) => ready().then(() => queue.run(FOLDER, task));
+  /** A save's decision: whether the operator's edit was saved, said as a field and, for the conductor reading notes, as the note. */
+  const decision = (edited: boolean) => (edited ? { edited, note: EDITED_NOTE } : { edited });
 
   async function undecided(id: string): Promise<ProposalRecord> {
     const rec = await read(id);
@@ -245,7 +165,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     announce.written('decided', summaryOf(rec));
     logger.info({ id: rec.id, status: rec.status, name: rec.saved_as ?? rec.name }, 'proposal decided');
     // one more decided: the oldest past the kept count leaves (after the decision's own commit)
-    await prune();
+    await index.prune();
     return rec;
   }
 
@@ -261,36 +181,34 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
 
   return {
     ready,
-    close: () => unsubscribe?.(),
+    close: () => index.close(),
     async pending() {
       await ready();
-      return pendingCount();
+      return index.pending();
     },
     async keptDecided() {
       await ready();
-      return { count: index.size - pendingCount(), limit: keep };
+      return index.keptDecided();
     },
     async list(filter) {
       await ready();
-      const keep = (p: ProposalSummary) => filter === 'all' || (filter === 'pending') === (p.status === 'pending');
-      return [...index.values()].filter(keep).sort((a, b) => (a.id < b.id ? 1 : -1));
+      return index.list(filter);
     },
     async get(id) {
       await ready();
       return read(id);
     },
     async create(p) {
-      writable();
+      index.writable();
       const problems = requestProblems(p.purpose, p.source);
       if (problems.length) throw new DeskError('invalid_proposal', 'the proposal is not well formed; nothing was kept', { problems });
       return serial(async () => {
-        const count = pendingCount();
+        const count = index.pending();
         if (count >= max) throw new DeskError('too_many_proposals', `${count} proposals wait for a decision; save or dismiss some first`);
         const t = now();
-        const id = `${Math.max(0, t).toString(36).padStart(9, '0').slice(-9)}-${randomBytes(10).toString('hex')}`;
         const rec: ProposalRecord = {
           v: 1,
-          id,
+          id: index.newId(t),
           status: 'pending',
           name: p.name,
           purpose: p.purpose.trim(),
@@ -300,17 +218,19 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
           saved_as: null,
           etag: null,
           note: null,
+          edited: false,
+          decided_by: null,
           source: p.source,
           saving: null,
         };
-        await write(rec);
+        await index.write(rec);
         announce.written('created', summaryOf(rec));
-        logger.info({ id, name: p.name }, 'proposal kept');
+        logger.info({ id: rec.id, name: p.name }, 'proposal kept');
         return rec;
       });
     },
     async save(id, opts) {
-      writable();
+      index.writable();
       return serial(async () => {
         // the proposal, still pending
         const rec = await undecided(id);
@@ -320,38 +240,39 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
         const edited = text !== rec.source;
         const bytes = name === rec.name ? text : (withHeaderName(text, name) ?? text);
         const at = iso();
+        const by = opts.who ?? null;
         // the intent, so a crash from here on is finished right at the next start (above)
-        await write({ ...rec, saving: { name, etag: etagOf(sha256Hex(bytes)), at } });
+        await index.write({ ...rec, saving: { name, etag: etagOf(sha256Hex(bytes)), at, edited, by } });
         // the template save, with its preconditions, validation, commit and event; its refusals pass through
         let etag: string;
         try {
           etag = (await library.saveTemplate(name, bytes, saveOptions(opts))).etag;
         } catch (e) {
           // nothing landed: drop the intent (should this fail too, the next start drops it)
-          await write(rec).catch(() => {});
+          await index.write(rec).catch(() => {});
           throw e;
         }
         // the record written saved
-        const done: ProposalRecord = { ...rec, status: 'saved', decided_at: at, saved_as: name, etag, saving: null, ...(edited ? { note: EDITED_NOTE } : {}) };
+        const done: ProposalRecord = { ...rec, status: 'saved', decided_at: at, decided_by: by, saved_as: name, etag, saving: null, ...decision(edited) };
         try {
-          await write(done);
+          await index.write(done);
         } catch (e) {
           // the template landed, so the proposal is saved: the intent on disk says so to reads and the next start
-          index.set(id, summaryOf(done));
+          index.set(summaryOf(done));
           logger.error({ id, err: (e as Error).message }, 'a proposal save landed but its record was not written; the intent finishes it');
         }
         // its commit and event, then the answer
         return decided(done);
       });
     },
-    async dismiss(id, note) {
-      writable();
+    async dismiss(id, note, who = null) {
+      index.writable();
       return serial(async () => {
         // the proposal, still pending
         const rec = await undecided(id);
         // the record written dismissed (no template is saved)
-        const done: ProposalRecord = { ...rec, status: 'dismissed', decided_at: iso(), note, saving: null };
-        await write(done);
+        const done: ProposalRecord = { ...rec, status: 'dismissed', decided_at: iso(), decided_by: who, note, saving: null };
+        await index.write(done);
         // its commit and event, then the answer
         return decided(done);
       });
