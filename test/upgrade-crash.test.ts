@@ -102,4 +102,4 @@ test('a crash before any step of an upgrade leaves every copy upgraded or as it 
   // the crash points reach both ends and the middle: all old, some upgraded, all upgraded
   expect(seenMixed.has('oooooo')).toBe(true);
   expect(seenMixed.size).toBeGreaterThan(2);
-});
+}, 180_000); // two dozen fixtures, each a library saved and opened: minutes on a loaded 2-core machine

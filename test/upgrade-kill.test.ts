@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
 import { harnessDir } from '../src/paths.js';
+import { spawnChild } from './children.js';
 import { call, fullProof, killHard, readOrNull, type ServerProcess, sha256, startServer } from './proof-helpers.js';
 
 /** edited copies (a line of the operator's at the top) and unedited ones */
@@ -125,13 +126,64 @@ test('SIGKILL at several instants of an upgrade: every copy upgraded or as it wa
     for (const name of NAMES) expect(`${name}: ${await where(root, name)}`).toBe(`${name}: new`);
     expect(await historyCaughtUp(root)).toEqual([]);
     const subjects = gitIn(root, 'log', '--format=%s').trim().split('\n');
-    // a kill after the files and before the commit was queued leaves them to the start's `found on disk`; any upgrade that
-    // applied something after is one entry
+    // a kill after the files and before the commit was queued leaves the upgrade's journal, and the start commits its one
+    // entry from it: never a `found on disk` of an upgraded copy
     if (finished > 0) expect(subjects.filter((m) => /^upgrade \d+ cop(y|ies) to the shipped templates$/.test(m)).length).toBeGreaterThan(0);
+    expect(subjects.filter((m) => NAMES.some((n) => m === `found on disk: ${n}`))).toEqual([]);
     s.child.kill('SIGTERM');
     await s.exited;
     current = undefined;
   }
   // the first round is after the whole upgrade, the kill at 0 ms before any write
   expect(seen.size).toBeGreaterThan(1);
-});
+}, 180_000); // three rounds of two real server starts each
+
+const LIBRARY_JS = join(import.meta.dirname, '..', 'dist', 'src', 'library', 'library.js');
+
+/** An upgrade of everything in a process of its own, SIGKILLed by itself the first time it reaches `step` (a fault hook's step name). */
+async function upgradeKilledAt(root: string, step: string): Promise<string | null> {
+  const child = spawnChild(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { openLibrary } = await import(${JSON.stringify(LIBRARY_JS)});
+       const faults = (s) => { if (s === ${JSON.stringify(step)}) process.kill(process.pid, 'SIGKILL'); };
+       const lib = await openLibrary({ root: ${JSON.stringify(root)}, faults });
+       await lib.history.settle();
+       await lib.applyUpgrade({});
+       console.log('not killed');`,
+    ],
+    { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+}
+
+test('a kill -9 between the files and the commit: the next start commits the upgrade as its one entry, never as found on disk', async () => {
+  // once every copy is renamed into place (the resets done, the batch's flush of its renames next), before the commit is
+  // queued; and before the first file
+  for (const [step, moved] of [
+    ['renames:fsync-dir', 5],
+    ['intent:open', 0],
+  ] as const) {
+    const root = join(dir, `killed-at-${step.replace(/\W/g, '-')}`);
+    await cp(pristine, root, { recursive: true });
+    const before = gitIn(root, 'log', '--format=%s').trim().split('\n');
+    expect(await upgradeKilledAt(root, step)).toBe('SIGKILL');
+    const s = await startServer(root, dir);
+    current = s;
+    try {
+      for (const name of NAMES) expect(`${step}: ${name}: ${await where(root, name)}`).toBe(`${step}: ${name}: ${moved ? 'new' : 'old'}`);
+      expect(await historyCaughtUp(root)).toEqual([]);
+      const subjects = gitIn(root, 'log', '--format=%s').trim().split('\n');
+      expect(subjects.slice(0, subjects.length - before.length)).toEqual(moved ? [`upgrade ${moved} copies to the shipped templates`] : []);
+      // the journal is done with
+      expect(await readOrNull(join(root, '.git', 'desk-upgrade.json'))).toBeNull();
+      const plan = (await call(s.base, 'GET', '/upgrade')).body as { templates: unknown[] };
+      expect(plan.templates.length).toBe(moved ? 0 : NAMES.length);
+    } finally {
+      await killHard(s);
+      current = undefined;
+    }
+  }
+}, 120_000);

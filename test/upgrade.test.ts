@@ -5,16 +5,16 @@
  * one event for the whole upgrade.
  */
 import { execFileSync } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
-import { sha256Hex } from '../src/library/disk/markers.js';
+import { formatMarker, sha256Hex } from '../src/library/disk/markers.js';
 import { openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
 import type { DeskEvent } from '../src/schema/events.js';
 import { API, type Fixture, fixture } from './http-fixture.js';
-import { beforeRelease, COPY, UPSTREAM_NOTE, V2 } from './upgrade-fixture.js';
+import { beforeRelease, COPY, T, UPSTREAM_NOTE, V2, WORKER_V1 } from './upgrade-fixture.js';
 
 let fx: Fixture;
 let library: Library;
@@ -70,8 +70,25 @@ describe('GET /api/desk/upgrade', () => {
     expect(by['up-clean']!.etag).toBe(etag);
     expect(p.roles).toEqual([
       { name: 'reviewer', state: 'stale', outcome: 'reset', etag: expect.any(String), conflicts: 0 },
-      { name: 'worker', state: 'shipped_changed_since', outcome: 'clean', etag: expect.any(String), conflicts: 0 },
+      // an edited role carries its kept base's role.md: the page's diffs are drawn from it
+      { name: 'worker', state: 'shipped_changed_since', outcome: 'clean', etag: expect.any(String), conflicts: 0, base: WORKER_V1 },
     ]);
+  });
+
+  test('what the list knows skips a copy only while its stats prove it: a marker moved by hand is planned from the disk', async () => {
+    await close();
+    // a clock ahead of the files' times: the list's facts count as proved at once (templates/entry-cache.ts, the racy rule)
+    library = await openLibrary({ root: fx.root, harnessDir: fx.harness, now: () => Date.now() + 60_000 });
+    app = await buildApp({ library, web: false });
+    expect((await app.inject({ url: `${API}/templates` })).statusCode).toBe(200);
+    const names = async () => (await plan()).templates.map((t) => t.name);
+    expect(await names()).toContain('up-reset');
+    // the marker now names today's shipped version: an `edited` copy, not behind
+    const marker = fx.at('templates', '.up-reset.shipped');
+    await writeFile(marker, formatMarker({ shipped: sha256Hex(V2['up-reset']!) }));
+    expect(await names()).not.toContain('up-reset');
+    await writeFile(marker, formatMarker({ shipped: sha256Hex(T('up-reset')) }));
+    expect(await names()).toContain('up-reset');
   });
 
   test('a role saved with no kept base reads no_kept_base', async () => {
@@ -115,7 +132,7 @@ describe('POST /api/desk/upgrade', () => {
     expect(files).toEqual(expect.arrayContaining(['templates/up-clean.yaml', 'templates/.up-clean.shipped', 'templates/up-reset.yaml', 'roles/worker/role.md', 'roles/reviewer/role.md']));
     const upgraded = events.filter((e) => e.type === 'library.upgraded');
     expect(upgraded).toHaveLength(1);
-    expect(upgraded[0]!.data).toEqual({ applied: 4, skipped: 3, names: ['template:up-clean', 'template:up-reset', 'role:reviewer', 'role:worker'] });
+    expect(upgraded[0]!.data).toEqual({ applied: 4, skipped: 3, names: ['template:up-clean', 'template:up-reset', 'role:reviewer', 'role:worker'], who: '127.0.0.1' });
     expect(events.filter((e) => e.type === 'template.changed' || e.type === 'role.changed')).toEqual([]);
 
     // the plan is empty of what was upgraded

@@ -17,7 +17,8 @@ import { libraryContext, libraryReads, type ReaderOptions, reportOnce, silentLog
 import type { Library } from './types.js';
 import { keptBase, libraryWrites } from './writes.js';
 import { KeyedQueue } from './queue.js';
-import { applyUpgrade } from './upgrade/apply.js';
+import { applyUpgrade, upgradeSubject } from './upgrade/apply.js';
+import { finishUpgrade } from './upgrade/journal.js';
 import { planAnswer, planUpgrade } from './upgrade/plan.js';
 
 /**
@@ -67,6 +68,8 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
       try {
         const done = await recoverRoot(fs);
         if (done.templates.length || done.roles.length) logger.warn(done, 'finished writes interrupted before the last stop');
+        // the files are whole again: an upgrade cut short before its commit owes its one entry, queued before history looks at the disk
+        await finishUpgrade(fs, logger, upgradeSubject);
       } catch (e) {
         await lock.release();
         throw e;

@@ -45,6 +45,12 @@ export const PlannedRoleSchema = Type.Object(
     outcome: UpgradeOutcomeSchema,
     etag: ETag,
     conflicts: Type.Integer({ minimum: 0 }),
+    base: Type.Optional(
+      Type.String({
+        description:
+          "the older built-in role.md the copy was saved against (from the kept base), when an edited copy has one: with today's built-in role.md, the upstream change alone; merged with the copy's, what the upgrade writes",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

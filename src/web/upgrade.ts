@@ -2,17 +2,19 @@ import { call, enc } from './api.js';
 import { clear, h } from './dom.js';
 import { threeWayParts } from './merge-three.js';
 import type { Problem } from '../schema/errors.js';
+import type { RoleAnswer } from '../schema/roles.js';
 import type { TemplateAnswer } from '../schema/templates.js';
 import type { UpgradePlanAnswer, UpgradeResultAnswer } from '../schema/upgrade.js';
 import { errorText, say } from './ui.js';
 import { planCounts, planSentence } from './upgrade-banner.js';
 import { lineDiffView } from './upgrade-diff.js';
+import { can } from './me.js';
 
 /**
  * The Upgrade view (`#/upgrade`; docs/settings-page.md, Upgrade): every copy
- * behind the shipped templates with what an upgrade does with it, the
- * upstream change alone (the older shipped version → today's), the result
- * against the copy, and one button that upgrades every unedited and clean
+ * behind the shipped templates and roles with what an upgrade does with it,
+ * the upstream change alone (the older shipped version → today's; a role's
+ * role.md), the result against the copy, and one button that upgrades every unedited and clean
  * copy (POST /upgrade with `{}`); a copy that needs a person links to its
  * template, whose rebase preview settles it. Its own small module: no
  * CodeMirror; the diffs are drawn as text when a copy is opened.
@@ -53,7 +55,7 @@ export async function upgradeView(onDone: () => void): Promise<HTMLElement> {
       ? h(
           'div',
           { class: 'actions' },
-          button,
+          can('editor') ? button : null,
           h('span', { class: 'hint' }, automatic ? `Upgrades the ${plural(automatic, 'copy', 'copies')} marked unedited or upgrades cleanly, in one history entry.` : 'No copy upgrades without you.'),
         )
       : null,
@@ -90,29 +92,47 @@ function outcomeTag(outcome: PlannedTemplate['outcome'], conflicts: number): HTM
   return h('span', { class: `tag upgrade-outcome outcome-${outcome}`, 'data-outcome': outcome }, label);
 }
 
-function templateCopy(t: PlannedTemplate): HTMLElement {
-  const id = `upgrade-t-${t.name}`;
+/** The two diffs of a copy: the shipped change alone, and the upgrade against the copy (none without a kept base). */
+function diffDetails(p: PlannedTemplate | PlannedRole, load: () => Promise<Texts>, kind: Kind): { upstream: HTMLElement; result: HTMLElement | null } {
   const upstream = h('details', { class: 'upgrade-upstream' }, h('summary', {}, 'The shipped change alone'));
   const result = h('details', { class: 'upgrade-result' }, h('summary', {}, 'The upgrade against your copy'));
-  const diffs = lazyDiffs(t, upstream, result);
+  const diffs = lazyDiffs(p, kind, load, upstream, result);
   upstream.addEventListener('toggle', diffs);
   result.addEventListener('toggle', diffs);
+  return { upstream, result: p.outcome === 'no_kept_base' ? null : result };
+}
+
+function templateCopy(t: PlannedTemplate): HTMLElement {
+  const id = `upgrade-t-${t.name}`;
+  const load = async (): Promise<Texts> => {
+    const { body } = await call<TemplateAnswer>('GET', `/templates/${enc(t.name)}`);
+    return { copy: body.source, shipped: body.shipped_source };
+  };
+  const { upstream, result } = diffDetails(t, load, 'template');
   return h(
     'article',
     { class: `upgrade-copy outcome-${t.outcome}`, 'data-name': t.name, 'data-outcome': t.outcome, 'aria-labelledby': id },
     h('h4', { id }, h('a', { href: `#/templates/${enc(t.name)}` }, h('code', {}, t.name)), ' ', outcomeTag(t.outcome, t.conflicts)),
     h('p', { class: 'sentence' }, OUTCOME[t.outcome].sentence),
     t.outcome === 'conflicts' || t.outcome === 'invalid'
-      ? h('p', {}, h('a', { href: `#/templates/${enc(t.name)}/rebase`, class: 'button' }, `Rebase ${t.name}`))
+      ? h('p', {}, h('a', { href: `#/templates/${enc(t.name)}`, class: 'button' }, `Open ${t.name} to rebase it`), ' ', h('span', { class: 'hint' }, 'then Preview rebase'))
       : null,
     t.outcome === 'invalid' ? problemList(t.problems) : null,
     upstream,
-    t.outcome === 'no_kept_base' ? null : result,
+    result,
   );
 }
 
+type Kind = 'template' | 'role';
+
+/** The copy's text and today's shipped one (a template's source, a role's role.md). */
+interface Texts {
+  copy: string;
+  shipped: string | null;
+}
+
 /** The two diffs, read and drawn the first time either is opened. */
-function lazyDiffs(t: PlannedTemplate, upstream: HTMLDetailsElement, result: HTMLDetailsElement): () => void {
+function lazyDiffs(p: PlannedTemplate | PlannedRole, kind: Kind, load: () => Promise<Texts>, upstream: HTMLDetailsElement, result: HTMLDetailsElement): () => void {
   let started = false;
   return () => {
     if (started || !(upstream.open || result.open)) return;
@@ -120,8 +140,8 @@ function lazyDiffs(t: PlannedTemplate, upstream: HTMLDetailsElement, result: HTM
     const wait = () => h('p', { class: 'loading' }, 'Loading…');
     upstream.append(wait());
     result.append(wait());
-    void call<TemplateAnswer>('GET', `/templates/${enc(t.name)}`).then(
-      ({ body }) => fill(t, body, upstream, result),
+    void load().then(
+      (texts) => fill(p, kind, texts, upstream, result),
       (e: unknown) => {
         for (const d of [upstream, result]) {
           d.querySelector('.loading')?.remove();
@@ -133,36 +153,44 @@ function lazyDiffs(t: PlannedTemplate, upstream: HTMLDetailsElement, result: HTM
   };
 }
 
-function fill(t: PlannedTemplate, copy: TemplateAnswer, upstream: HTMLDetailsElement, result: HTMLDetailsElement): void {
+function fill(p: PlannedTemplate | PlannedRole, kind: Kind, texts: Texts, upstream: HTMLDetailsElement, result: HTMLDetailsElement): void {
   for (const d of [upstream, result]) d.querySelector('.loading')?.remove();
-  const shipped = copy.shipped_source;
+  const { copy, shipped } = texts;
   // an unedited copy is the older shipped version itself; an edited one carries it as the plan's kept base
-  const before = t.outcome === 'reset' ? copy.source : (t.base ?? null);
+  const before = p.outcome === 'reset' ? copy : (p.base ?? null);
   if (shipped === null || before === null) {
     upstream.append(h('p', { class: 'note' }, 'The shipped version this copy was saved against is not kept: its change alone cannot be shown.'));
     return;
   }
-  upstream.append(lineDiffView(before, shipped, `The shipped change to ${t.name}`));
-  if (t.outcome === 'reset') {
-    result.append(lineDiffView(copy.source, shipped, `The upgrade of ${t.name} against your copy`));
+  upstream.append(lineDiffView(before, shipped, `The shipped change to ${p.name}`));
+  if (p.outcome === 'reset') {
+    result.append(lineDiffView(copy, shipped, `The upgrade of ${p.name} against your copy`));
     return;
   }
-  const parts = threeWayParts(copy.source, before, shipped);
-  if (parts.some((p) => p.kind === 'conflict')) {
-    result.append(h('p', { class: 'note' }, 'The merge has conflicts: the rebase preview shows each with a choice.'));
+  const parts = threeWayParts(copy, before, shipped);
+  if (parts.some((x) => x.kind === 'conflict')) {
+    result.append(h('p', { class: 'note' }, kind === 'template' ? 'The merge has conflicts: the rebase preview shows each with a choice.' : 'The merge has conflicts: settle them on the role’s page.'));
     return;
   }
-  const merged = parts.map((p) => (p.kind === 'clean' ? p.text : '')).join('');
-  result.append(lineDiffView(copy.source, merged, `The upgrade of ${t.name} against your copy`));
+  const merged = parts.map((x) => (x.kind === 'clean' ? x.text : '')).join('');
+  result.append(lineDiffView(copy, merged, `The upgrade of ${p.name} against your copy`));
 }
 
 function roleCopy(r: PlannedRole): HTMLElement {
   const id = `upgrade-r-${r.name}`;
+  // a role's diffs are of its role.md; a kit change is listed on the role's page
+  const load = async (): Promise<Texts> => {
+    const { body } = await call<RoleAnswer>('GET', `/roles/${enc(r.name)}`);
+    return { copy: body.role_md, shipped: body.shipped_role_md };
+  };
+  const { upstream, result } = diffDetails(r, load, 'role');
   return h(
     'article',
     { class: `upgrade-copy outcome-${r.outcome}`, 'data-name': r.name, 'data-kind': 'role', 'data-outcome': r.outcome, 'aria-labelledby': id },
     h('h4', { id }, h('a', { href: `#/roles/${enc(r.name)}` }, h('code', {}, r.name)), ' ', outcomeTag(r.outcome, r.conflicts)),
     h('p', { class: 'sentence' }, OUTCOME[r.outcome].sentence.replace('rebase preview', 'role’s page')),
+    upstream,
+    result,
   );
 }
 

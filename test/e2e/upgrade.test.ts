@@ -4,7 +4,8 @@
  * clean edit, a conflicting one, one that merges invalid, one with no kept
  * base, an unedited and an edited role), the service started on it. The
  * library's banner counts them, the Upgrade view lists each outcome with the
- * shipped change alone and the result against the copy, "Upgrade all clean"
+ * shipped change alone and the result against the copy (a role's of its
+ * role.md), "Upgrade all clean"
  * applies, and once the last copies are settled the banner goes.
  */
 import { AxeBuilder } from '@axe-core/playwright';
@@ -79,6 +80,22 @@ describe.skipIf(missing !== null)('upgrade assistant (e2e)', () => {
     await nobase.locator('.upgrade-upstream summary').click();
     await nobase.locator('.upgrade-upstream .note').waitFor();
     expect(await nobase.locator('.upgrade-result').count()).toBe(0);
+    // a role likewise, of its role.md: the edited worker's upstream change alone, and the merge (its own heading kept, no line of it removed)
+    const worker = view.locator('article[data-kind="role"][data-name="worker"]');
+    await worker.locator('.upgrade-upstream summary').click();
+    await worker.locator('.upgrade-upstream pre.upgrade-diff').waitFor();
+    expect(await worker.locator('.upgrade-upstream .l.del').allTextContents()).toEqual(['-Asks when unsure.']);
+    expect(await worker.locator('.upgrade-upstream .l.add').allTextContents()).toEqual(['+Asks when unsure, early.']);
+    await worker.locator('.upgrade-result summary').click();
+    await worker.locator('.upgrade-result pre.upgrade-diff').waitFor();
+    expect(await worker.locator('.upgrade-result .l.del').allTextContents()).toEqual(['-Asks when unsure.']);
+    expect(await worker.locator('.upgrade-result .l.add').allTextContents()).toEqual(['+Asks when unsure, early.']);
+    // the unedited reviewer: its copy is the older built-in role.md, so both diffs are the change to today's
+    const reviewer = view.locator('article[data-kind="role"][data-name="reviewer"]');
+    await reviewer.locator('.upgrade-result summary').click();
+    await reviewer.locator('.upgrade-result pre.upgrade-diff').waitFor();
+    expect(await reviewer.locator('.upgrade-result .l.add').allTextContents()).toEqual(['+Reads the work twice.']);
+    expect(await reviewer.locator('.upgrade-upstream .l.add').allTextContents()).toEqual(['+Reads the work twice.']);
     expect(await violations(page)).toEqual({});
 
     await view.getByRole('button', { name: 'Upgrade all clean' }).click();

@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Library } from '../../library/types.js';
 import { UpgradePlanSchema, UpgradeRequestSchema, UpgradeResultSchema } from '../../schema/upgrade.js';
 import { errorResponses } from '../schemas.js';
+import { whoOf } from '../auth.js';
 
 export const upgradeRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
   app.get(
@@ -32,6 +33,6 @@ export const upgradeRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
         response: { 200: UpgradeResultSchema, ...errorResponses },
       },
     },
-    async (req) => library.applyUpgrade(req.body, req.ip),
+    async (req) => library.applyUpgrade(req.body, whoOf(req)),
   );
 };

@@ -104,12 +104,16 @@ export async function loadRound(gitDir: string): Promise<RoundJournal | null> {
 }
 
 /** Durable before it returns: the round writes no file until the journal that rolls it forward is on disk. */
-export async function saveRound(gitDir: string, j: RoundJournal): Promise<void> {
-  const path = join(gitDir, ROUND);
+export function saveRound(gitDir: string, j: RoundJournal): Promise<void> {
+  return writeJsonDurable(join(gitDir, ROUND), j);
+}
+
+/** `value` as JSON at `path`, on disk before it returns: a temp file written and flushed, then renamed over it (a journal is whole or absent). */
+export async function writeJsonDurable(path: string, value: unknown): Promise<void> {
   const tmp = `${path}.${randomBytes(4).toString('hex')}`;
   const fh = await open(tmp, 'w');
   try {
-    await fh.writeFile(JSON.stringify(j));
+    await fh.writeFile(JSON.stringify(value));
     await fh.sync();
   } finally {
     await fh.close();

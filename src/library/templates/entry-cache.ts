@@ -80,6 +80,11 @@ export class EntryCache {
     return slot.shown.entry;
   }
 
+  /** Whether anything is kept for `name` (before stat'ing its files to prove it). */
+  has(name: string): boolean {
+    return this.slots.has(name);
+  }
+
   forget(name: string): void {
     this.slots.delete(name);
   }

@@ -1,4 +1,4 @@
-import type { BigIntStats } from 'node:fs';
+import { type BigIntStats, closeSync, constants, openSync, readSync } from 'node:fs';
 import { buildCard, type CardAgainst } from '../../template/card.js';
 import { isTemplateName } from '../../template/names.js';
 import { type Problem, problem } from '../../template/problems.js';
@@ -142,6 +142,61 @@ function listed(ctx: LibraryContext, name: string, l: Look): TemplateEntry | nul
     return entryOf(r.facts, outline);
   }
   return ctx.entries.shown(ctx.entries.set(name, r.stats, r.readAt, r.facts), outline, entryOf);
+}
+
+const HEAD = Buffer.alloc(64);
+
+/**
+ * Whether a marker's first line is `hash`, from its first 64 bytes alone
+ * (open, read, close: no stat, no parse). Then its copy is not behind that
+ * version whether or not the rest parses: a marker that does not parse
+ * counts as none, and no copy without a marker is behind. Anything odd at
+ * the path (a FIFO, a folder, a link) answers false, and the caller reads
+ * the name as readTemplate does, which judges it.
+ */
+function markerNames(path: string, hash: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    return readSync(fd, HEAD, 0, 64, 0) === 64 && HEAD.toString('latin1') === hash;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * A name's files read as readTemplate reads them, unless what is already
+ * known says its copy is not behind the shipped version (an upgrade plan's
+ * question, upgrade/plan.ts): no copy in the look; the kept facts, proved
+ * by stat as the list proves them; or, with no intent pending, a marker
+ * that names today's shipped version (no state behind it has one). Only the
+ * rest are read, and their facts kept for the list.
+ */
+export function readIfBehind(ctx: LibraryContext, name: string, l: Look, behind: (s: TemplateFacts['state']) => boolean): TemplateRead | null {
+  const folder = l.templates;
+  const shipped = ctx.shipped.templates.get(name);
+  if (!folder || !shipped || ctx.readOnly.has(name) || !folder.copies.has(name)) return null;
+  const dotted = folder.dotted.has(name);
+  const hasMarker = dotted && folder.entries.has(`.${name}.shipped`);
+  const hasIntent = dotted && folder.entries.has(templateIntentFile(name));
+  // no marker, and none an intent could bring: `edited` or the shipped bytes, never behind
+  if (!hasMarker && !hasIntent) return null;
+  // stat'd only when something is kept to prove (a library just opened has nothing yet)
+  const kept =
+    ctx.entries.has(name) &&
+    ctx.entries.get(
+      name,
+      lstatSyncOrNull(`${folder.dir}/${name}.yaml`),
+      hasMarker ? lstatSyncOrNull(`${folder.dir}/.${name}.shipped`) : null,
+      hasIntent ? lstatSyncOrNull(`${folder.dir}/${templateIntentFile(name)}`) : null,
+    );
+  if (kept && !behind(kept.facts.state)) return null;
+  if (!kept && !hasIntent && markerNames(`${folder.dir}/.${name}.shipped`, shipped.hash)) return null;
+  const r = readTemplate(ctx, name, folder);
+  if (r?.stats) ctx.entries.set(name, r.stats, r.readAt, r.facts);
+  return r;
 }
 
 /** Yield to the event loop after this much synchronous work, so a list of thousands never stalls other requests. */

@@ -12,16 +12,17 @@
 import type { UpgradeOutcomeName, UpgradePlanAnswer } from '../../schema/upgrade.js';
 import type { Problem } from '../../template/problems.js';
 import type { LibraryContext } from '../context.js';
-import { pointLook } from '../look.js';
+import { look, pointLook } from '../look.js';
 import type { CatalogueGen } from '../templates/validation-memo.js';
+import { type FsContext, readNoFollowSync, safeDirSync } from '../disk/fs-safe.js';
 import { formatMarker, roleRevision, sha256Hex } from '../disk/markers.js';
+import { KEPT_BASES, TEMPLATES } from '../layout.js';
 import { canonicalJson, canonicalRoleMd } from '../roles/canonical.js';
 import { readRoleCopy } from '../roles/copy.js';
 import { roleEntry } from '../roles/entries.js';
 import { readRoleBase } from '../roles/files.js';
 import { validateKitText, validateRoleMd } from '../roles/validate.js';
-import { readKeptBase } from '../templates/files.js';
-import { readFacts } from '../templates/read.js';
+import { readFacts, readIfBehind, type TemplateRead } from '../templates/read.js';
 import { threeWayMerge } from '../templates/three-way.js';
 import type { EntryState } from '../types.js';
 
@@ -51,6 +52,8 @@ export interface PlannedTemplate {
   merged: string | null;
   /** the kept base (the older shipped bytes) an edited copy merges from; null for `reset` and `no_kept_base` */
   base: string | null;
+  /** the shipped version the copy's marker named when planned */
+  from: string;
 }
 
 export interface PlannedRole {
@@ -62,6 +65,8 @@ export interface PlannedRole {
   problems: Problem[];
   /** the files a `clean` upgrade saves, canonical, with their marker; null otherwise */
   merged: { role_md: string; kit: string | null; marker: string } | null;
+  /** the kept base's role.md an edited copy merges from; null for `reset` and `no_kept_base` */
+  base: string | null;
 }
 
 export interface UpgradePlan {
@@ -73,17 +78,42 @@ export interface UpgradePlan {
 const BEHIND: ReadonlySet<EntryState> = new Set(['stale', 'shipped_changed_since']);
 
 /** One template's plan, from what loads now; null when it is not behind (or is left out, see above). */
-export async function planTemplate(ctx: LibraryContext, name: string, at: CatalogueGen = pointLook(ctx)): Promise<PlannedTemplate | null> {
+export async function planTemplate(ctx: LibraryContext, name: string, at: CatalogueGen = pointLook(ctx), known?: PlannedTemplate): Promise<PlannedTemplate | null> {
   const shipped = ctx.shipped.templates.get(name);
   if (!ctx.fs || !shipped || ctx.readOnly.has(name) || ctx.diverged.templates.has(name)) return null;
-  const r = readFacts(ctx, name);
+  return planRead(ctx, name, readFacts(ctx, name), at, known);
+}
+
+/**
+ * templates/files.ts readKeptBase, read synchronously (a small local file, in
+ * microseconds): an apply plans in its slots while the batch's flushes hold
+ * the thread pool (batch.ts), and a read queued behind them would wait.
+ */
+function keptBaseText(fs: FsContext, hash: string): string | null {
+  const dir = safeDirSync(fs, [TEMPLATES, KEPT_BASES])?.dir ?? null;
+  if (!dir) return null;
+  const r = readNoFollowSync(`${dir}/${hash}.yaml`);
+  // content-addressed: bytes that no longer hash to their name are not the base
+  return r.kind === 'file' && sha256Hex(r.bytes) === hash ? r.bytes.toString('utf8') : null;
+}
+
+/**
+ * A template's plan from its files as read (planTemplate, or the whole
+ * plan's look). `known`: a plan of the same name made moments before (an
+ * apply's of `{}`); while the copy's bytes and marker are the same, its
+ * merge is the same, and only the validation is asked again (of the memo).
+ */
+async function planRead(ctx: LibraryContext, name: string, r: TemplateRead | null, at: CatalogueGen, known?: PlannedTemplate): Promise<PlannedTemplate | null> {
+  const shipped = ctx.shipped.templates.get(name);
+  if (!ctx.fs || !shipped || ctx.diverged.templates.has(name)) return null;
   if (!r || r.unreadable || !r.marker || !BEHIND.has(r.facts.state)) return null;
-  const none = { name, state: r.facts.state, etag: r.facts.etag, conflicts: 0, problems: [] as Problem[], merged: null, base: null };
+  const none = { name, state: r.facts.state, etag: r.facts.etag, conflicts: 0, problems: [] as Problem[], merged: null, base: null, from: r.marker.shipped };
   if (r.facts.state === 'stale') return { ...none, outcome: 'reset' };
-  const old = await readKeptBase(ctx.fs, r.marker.shipped);
+  const same = known?.base != null && known.etag === r.facts.etag && known.from === r.marker.shipped;
+  const old = same ? known!.base : keptBaseText(ctx.fs, r.marker.shipped);
   if (old === null) return { ...none, outcome: 'no_kept_base' };
   const base = { ...none, base: old };
-  const m = threeWayMerge(r.source, old, shipped.text);
+  const m = same && known!.merged !== null ? { merged: known!.merged, conflicts: 0 } : threeWayMerge(r.source, old, shipped.text);
   if (m.conflicts > 0) return { ...base, outcome: 'conflicts', conflicts: m.conflicts };
   const v = ctx.memo.whole(name, m.merged, sha256Hex(m.merged), at).validation;
   if (!v.valid) return { ...base, outcome: 'invalid', problems: v.problems };
@@ -108,10 +138,11 @@ export async function planRole(ctx: LibraryContext, name: string): Promise<Plann
   if (!entry || !BEHIND.has(entry.state)) return null;
   const copy = readRoleCopy(ctx, name);
   if (copy.kind !== 'folder' || !copy.marker || copy.roleMd.kind !== 'file' || (copy.kit.kind !== 'file' && copy.kit.kind !== 'missing')) return null;
-  const base = { name, state: entry.state, etag: entry.etag, conflicts: 0, problems: [] as Problem[], merged: null };
-  if (entry.state === 'stale') return { ...base, outcome: 'reset' };
+  const none = { name, state: entry.state, etag: entry.etag, conflicts: 0, problems: [] as Problem[], merged: null, base: null };
+  if (entry.state === 'stale') return { ...none, outcome: 'reset' };
   const old = await readRoleBase(ctx.fs, copy.marker.shipped);
-  if (old === null) return { ...base, outcome: 'no_kept_base' };
+  if (old === null) return { ...none, outcome: 'no_kept_base' };
+  const base = { ...none, base: old.role_md };
   const md = threeWayMerge(copy.roleMd.text, old.role_md, builtin.roleMd.toString('utf8'));
   const kit = mergeKit(copy.kit.kind === 'file' ? copy.kit.text : null, old.kit, builtin.kit === null ? null : builtin.kit.toString('utf8'));
   const conflicts = md.conflicts + (kit.conflict ? 1 : 0);
@@ -132,16 +163,29 @@ const SLICE_MS = 8;
 
 /** The whole plan, sorted by name. */
 export async function planUpgrade(ctx: LibraryContext): Promise<UpgradePlan> {
-  const at = pointLook(ctx);
-  const templates: PlannedTemplate[] = [];
+  // one look: the folder's entries say which names have a copy, a marker, an intent; its catalogue validates the merges
+  const l = look(ctx);
+  const behind = (s: EntryState) => BEHIND.has(s);
+  // first the reads, then the merges and validations one after another: the validator runs hot, as a list's does
+  const reads: [string, TemplateRead][] = [];
   let sliceStart = performance.now();
-  for (const name of [...ctx.shipped.templates.keys()].sort()) {
-    const p = await planTemplate(ctx, name, at);
-    if (p) templates.push(p);
+  const slice = async () => {
     if (performance.now() - sliceStart > SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
     }
+  };
+  for (const name of [...ctx.shipped.templates.keys()].sort()) {
+    if (ctx.readOnly.has(name) || ctx.diverged.templates.has(name)) continue;
+    const r = readIfBehind(ctx, name, l, behind);
+    if (r) reads.push([name, r]);
+    await slice();
+  }
+  const templates: PlannedTemplate[] = [];
+  for (const [name, r] of reads) {
+    const p = await planRead(ctx, name, r, l);
+    if (p) templates.push(p);
+    await slice();
   }
   const roles: PlannedRole[] = [];
   for (const name of [...ctx.shipped.roles.keys()].sort()) {
@@ -153,8 +197,9 @@ export async function planUpgrade(ctx: LibraryContext): Promise<UpgradePlan> {
 
 /**
  * The plan as answered (docs/api.md, Upgrade): the merged texts stay here.
- * An edited copy's kept base goes out: the page shows the upstream change
- * alone from it, and merges it with the copy to show what the upgrade writes.
+ * An edited copy's kept base goes out (a role's role.md): the page shows the
+ * upstream change alone from it, and merges it with the copy to show what
+ * the upgrade writes.
  */
 export function planAnswer(plan: UpgradePlan): UpgradePlanAnswer {
   return {
@@ -167,6 +212,6 @@ export function planAnswer(plan: UpgradePlan): UpgradePlanAnswer {
       problems,
       ...(base === null ? {} : { base }),
     })),
-    roles: plan.roles.map(({ name, state, outcome, etag, conflicts }) => ({ name, state, outcome, etag, conflicts })),
+    roles: plan.roles.map(({ name, state, outcome, etag, conflicts, base }) => ({ name, state, outcome, etag, conflicts, ...(base === null ? {} : { base }) })),
   };
 }

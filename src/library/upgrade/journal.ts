@@ -1,0 +1,73 @@
+import { readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isRoleName, isTemplateName } from '../../template/names.js';
+import type { LibraryLogger } from '../context.js';
+import type { FsContext } from '../disk/fs-safe.js';
+import { Journal, toEntry } from '../history/journal.js';
+import { readName, readPaths } from '../history/snapshot.js';
+import { writeJsonDurable } from '../history/sync-store.js';
+import { rel, roleFile, rolePaths, templateMarker } from '../layout.js';
+
+/**
+ * An upgrade under way (docs/operations.md, Upgrading): the names it moves,
+ * each with the shipped version its marker names before (`from`) and the
+ * one it moves onto (`to`), in `.git/desk-upgrade.json` — written durably
+ * before the first file and removed once the one commit is queued (history
+ * keeps queued commits across a crash, history/journal.ts). A kill in
+ * between leaves copies upgraded on disk and no commit: the next start,
+ * before history looks for changes made on disk, queues the upgrade's one
+ * entry for the names whose marker moved, instead of `found on disk`.
+ */
+export interface UpgradeJournal {
+  names: { kind: 'template' | 'role'; name: string; from: string | null; to: string }[];
+  who: string | null;
+}
+
+const FILE = 'desk-upgrade.json';
+const gitDirOf = (fs: FsContext) => join(fs.root, '.git');
+
+/** The shipped version a copy's marker names now (first line), or null with no marker. */
+export function markerShipped(fs: FsContext, kind: 'template' | 'role', name: string): string | null {
+  const p = rel(kind === 'template' ? templateMarker(name) : roleFile(name, '.shipped'));
+  return readPaths(fs, [p]).get(p)?.toString('utf8').split('\n')[0] ?? null;
+}
+
+/** Durable before it returns; a root with no `.git` folder keeps no history, so no journal either. */
+export async function saveUpgrade(fs: FsContext, j: UpgradeJournal): Promise<void> {
+  await writeJsonDurable(join(gitDirOf(fs), FILE), j).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'ENOENT') throw e;
+  });
+}
+
+export async function clearUpgrade(fs: FsContext): Promise<void> {
+  await unlink(join(gitDirOf(fs), FILE)).catch(() => {});
+}
+
+async function loadUpgrade(fs: FsContext): Promise<UpgradeJournal | null> {
+  try {
+    const j = JSON.parse(await readFile(join(gitDirOf(fs), FILE), 'utf8')) as Partial<UpgradeJournal>;
+    const ok = (n: UpgradeJournal['names'][number]) => (n.kind === 'template' ? isTemplateName(n.name) : n.kind === 'role' && isRoleName(n.name));
+    return { names: Array.isArray(j.names) ? j.names.filter(ok) : [], who: typeof j.who === 'string' ? j.who : null };
+  } catch {
+    return null;
+  }
+}
+
+/** At a start, after recovery and before history opens: the entry an upgrade cut short owes, queued as history replays it. */
+export async function finishUpgrade(fs: FsContext, logger: LibraryLogger, subject: (n: number) => string): Promise<void> {
+  const j = await loadUpgrade(fs);
+  if (!j) return;
+  try {
+    const moved = j.names.filter((n) => markerShipped(fs, n.kind, n.name) !== n.from);
+    if (moved.length) {
+      // what the apply commits: a template's files with its kept base, a role's files
+      const snapshot = new Map(moved.flatMap((n) => [...(n.kind === 'template' ? readName(fs, `template:${n.name}`) : readPaths(fs, rolePaths(n.name)))]));
+      new Journal(gitDirOf(fs), logger).write(toEntry(snapshot, subject(moved.length), j.who, Date.now()));
+      logger.warn({ upgraded: moved.length }, 'an upgrade was cut short after its files: its history entry is committed now');
+    }
+  } catch (e) {
+    // never a refused start: what is left is committed as `found on disk`
+    logger.warn({ err: (e as Error).message }, 'an upgrade cut short could not be finished in history');
+  }
+  await clearUpgrade(fs);
+}
