@@ -5,6 +5,7 @@ import { ApiError, call } from './api.js';
 import { clear, h } from './dom.js';
 import type { LibraryNames } from './editor-complete.js';
 import { showsExactly, toDiagnostics } from './editor-lint.js';
+import { afterPaint } from './editor-paint.js';
 import { editorExtensions } from './editor-setup.js';
 import { errorCount, offsetOf, position, sameProblems, sortProblems } from './format.js';
 import { catalogueAnswer, checkSource, warmUp } from './validator.js';
@@ -15,9 +16,11 @@ import type { Problem } from '../schema/errors.js';
  * The source editor: CodeMirror with squiggles and gutter marks at each
  * problem, and the list of problems (code, line:col, message; a click moves
  * the cursor there). Problems come from the page's copy of the validator
- * (validator.ts) on every change, with no round trip; the server still
- * validates each save. The card preview asks the service (POST …/propose,
- * debounced), since the card is not the validator's to draw.
+ * (validator.ts) on every change, with no round trip, checked once the
+ * key's frame is painted (editor-paint.ts), so typing never waits for the
+ * check; the server still validates each save. The card preview asks the
+ * service (POST …/propose, debounced), since the card is not the
+ * validator's to draw.
  */
 export const DEBOUNCE_MS = 300;
 
@@ -52,6 +55,8 @@ export class Editor {
   private seq = 0;
   private cardSeq = 0;
   private checking: Promise<void> = Promise.resolve();
+  /** the check waiting for the paint of the key that asked for it; keys typed before it runs share it */
+  private pending: Promise<void> | null = null;
   private wasDirty = false;
   /** the problems the list shows, so an unchanged result is not drawn again; null when the list says something else */
   private listed: Problem[] | null = null;
@@ -175,9 +180,8 @@ export class Editor {
   }
 
   private changed(): void {
-    // one copy of the text per keystroke (at the 128 KiB cap each copy is milliseconds)
-    const text = this.text;
-    const dirty = text !== this.saved;
+    // no copy of the text in the key's own task when its length tells (at the 128 KiB cap a copy is milliseconds)
+    const dirty = this.dirty;
     this.opts.onEdit?.();
     if (dirty !== this.wasDirty) {
       this.wasDirty = dirty;
@@ -198,9 +202,32 @@ export class Editor {
       this.opts.onCard?.(null);
       return;
     }
-    this.setStatus('checking');
-    this.checking = this.check(mine, text);
+    // the status (and Save, which follows it) changes in the check's task, not the key's: see checkAfterPaint
+    this.checking = this.checkAfterPaint();
     if (this.opts.onCard) this.timer = setTimeout(() => void this.preview(), DEBOUNCE_MS);
+  }
+
+  /**
+   * The check of the text as it stands once the key is painted. The key's
+   * own task only updates CodeMirror (and the unsaved dot when it turns on
+   * or off); the status goes to `checking`, the check runs (a few
+   * milliseconds for a shipped template, more in a busy moment) and the
+   * problems are drawn in the task after the paint — for a check on the
+   * main thread all in that one task, so `checking` is never painted and
+   * the Save hint does not flicker on each key (docs/performance.md, the
+   * settings page). Keys typed before it runs are checked together. Until
+   * then the status is the previous text's; Ctrl/Cmd+S waits for this
+   * check (settled()), and the service checks every save anyway.
+   */
+  private checkAfterPaint(): Promise<void> {
+    this.pending ??= afterPaint().then(() => {
+      this.pending = null;
+      // back to the saved text meanwhile: its problems are shown already
+      if (!this.dirty) return;
+      this.setStatus('checking');
+      return this.check(this.seq, this.text);
+    });
+    return this.pending;
   }
 
   private async check(mine: number, source: string): Promise<void> {

@@ -3,12 +3,14 @@ import { type Answer, ApiError, call, enc, type RequestOptions } from './api.js'
 import { add, clear, h } from './dom.js';
 import { historySection } from './history-view.js';
 import { replaceText, showMarks, textEditor } from './role-editors.js';
+import { roleMerge } from './role-merge.js';
 import { canReset, stateInfo } from './states.js';
 import type { Kit, RoleAnswer } from '../schema/roles.js';
 import { TOOLS } from '../template/catalog/tools.js';
 import { validateKitText, validateRoleMd } from '../template/kit.js';
 import type { Problem } from '../template/problems.js';
 import { badge, confirmInline, errorText, focusLost, say, type SayKind, showState, unsay } from './ui.js';
+import { can } from './me.js';
 
 /**
  * One role: `role.md` and `kit.json` in editors, checked as typed by the
@@ -16,7 +18,9 @@ import { badge, confirmInline, errorText, focusLost, say, type SayKind, showStat
  * POST /api/desk/role and If-Match, with its own reset. It edits like a
  * template: the unsaved dot, Ctrl/Cmd+S, the leave guard (main.ts), and a
  * save made elsewhere followed when nothing is edited here, or met as a
- * conflict (reload, or save what the editors hold over it) when something is.
+ * conflict when something is: merge it with the edits (role-merge.ts: base
+ * the version loaded, theirs the saved one, mine the editors), reload, or
+ * save what the editors hold over it.
  * Save is disabled while the text and the kit's tools (as a set) are as
  * loaded: a save of an unchanged built-in role would only freeze a
  * same-as-shipped copy.
@@ -53,8 +57,8 @@ export class RolePage {
   private writing = 0;
   private readonly ours = new Set<string>();
   private heard: string | null | undefined = undefined;
-  /** the version met elsewhere: what "save mine over it" goes onto */
-  private theirs: string | null = null;
+  /** the version met elsewhere: what a merge or "save mine over it" goes onto */
+  private theirs: { body: RoleAnswer; etag: string | null } | null = null;
 
   constructor(readonly name: string) {}
 
@@ -104,7 +108,8 @@ export class RolePage {
     }
     if (etag !== null && (etag === this.etag || this.ours.has(etag))) return;
     if (!this.dirty) void this.follow();
-    else if (!this.notices.querySelector('.conflict')) void this.met('elsewhere');
+    // a conflict already shown, or its merge open, stays: a save onto an older version is a 412 and a fresh conflict
+    else if (!this.notices.querySelector('.conflict, .rebase[data-merge="saved"]')) void this.met('elsewhere');
   }
 
   private async follow(): Promise<void> {
@@ -232,8 +237,8 @@ export class RolePage {
     clear(this.toolbar);
     add(
       this.toolbar,
-      this.saveButton,
-      canReset(role.state, role.shipped_role_md !== null) ? h('button', { type: 'button', onclick: () => this.reset() }, 'Reset role to built-in') : null,
+      can('editor') ? this.saveButton : null,
+      can('editor') && canReset(role.state, role.shipped_role_md !== null) ? h('button', { type: 'button', onclick: () => this.reset() }, 'Reset role to built-in') : null,
       h('button', { type: 'button', onclick: () => void this.reload('Reloaded role') }, 'Reload'),
       this.saveHint,
     );
@@ -315,14 +320,14 @@ export class RolePage {
     }
   }
 
-  /** Edits here met a save made elsewhere: the badge follows; reload, or save what the editors hold over it. */
+  /** Edits here met a save made elsewhere: the badge follows; merge, reload, or save what the editors hold over it. */
   private async met(kind: 'refused' | 'elsewhere'): Promise<void> {
     let body: RoleAnswer;
     try {
       const a = await call<RoleAnswer>('GET', `/roles/${enc(this.name)}`);
       body = a.body;
       if (kind === 'elsewhere' && a.etag === this.etag) return;
-      this.theirs = a.etag;
+      this.theirs = { body, etag: a.etag };
     } catch (e) {
       this.fail(kind === 'refused' ? 'Not saved' : 'Changed elsewhere', e);
       return;
@@ -333,16 +338,55 @@ export class RolePage {
     this.notices.append(
       h(
         'div',
-        { class: `callout ${kind === 'refused' ? 'error' : 'warning'} conflict`, role: kind === 'refused' ? 'alert' : 'group', 'aria-label': kind === 'refused' ? null : 'Changed elsewhere' },
+        { class: `callout ${kind === 'refused' ? 'error' : 'warning'} conflict`, role: kind === 'refused' ? 'alert' : 'group', 'aria-label': kind === 'refused' ? null : 'Changed elsewhere', 'data-conflict': kind },
         h('p', {}, h('strong', {}, kind === 'refused' ? 'Not saved: this role changed elsewhere' : 'This role changed elsewhere'), ` since you opened it. It reads ${stateInfo(body.state).label} now. Your text is still in the editors, unsaved.`),
         h(
           'p',
           { class: 'actions' },
+          h('button', { type: 'button', class: 'primary', onclick: () => this.mergeTheirs() }, 'Merge with the saved version'),
           h('button', { type: 'button', onclick: () => void this.reload('Reloaded the saved version of role') }, 'Reload the saved version'),
-          h('button', { type: 'button', class: 'danger', onclick: () => void this.save(this.theirs) }, 'Save mine over it'),
+          // what the editors hold at the click, onto the version just seen (a later save elsewhere is a 412 again)
+          h('button', { type: 'button', class: 'danger', onclick: () => void this.save(this.theirs?.etag ?? null) }, 'Save mine over it'),
         ),
       ),
     );
+  }
+
+  /**
+   * The three-way merge of a conflict, file by file: base the version this
+   * tab loaded, theirs the one saved elsewhere, mine what the editors hold
+   * now. "Use this" makes theirs the version edited against (its ETag goes
+   * with the next Save) and puts the results in the editors, unsaved.
+   */
+  private mergeTheirs(): void {
+    const theirs = this.theirs;
+    if (!theirs) return;
+    const back = [...this.notices.childNodes];
+    const panel = roleMerge(
+      this.name,
+      [
+        { file: 'role.md', mine: this.mdText, base: this.role.role_md, theirs: theirs.body.role_md },
+        { file: 'kit.json', mine: this.kitSource, base: kitText(this.role.kit), theirs: kitText(theirs.body.kit) },
+      ],
+      {
+        use: ([md, kit]) => {
+          this.role = theirs.body;
+          this.etag = theirs.etag;
+          this.theirs = null;
+          this.render();
+          if (this.md) replaceText(this.md, md!);
+          if (this.kit) replaceText(this.kit, kit!);
+          say('Merged text loaded into the editors, unsaved; check it, then save.', this.toolbar, 'info');
+          this.md?.focus();
+        },
+        close: () => {
+          clear(this.notices);
+          this.notices.append(...back);
+        },
+      },
+    );
+    clear(this.notices);
+    this.notices.append(panel);
   }
 
   private reset(): void {

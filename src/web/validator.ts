@@ -1,9 +1,9 @@
 /**
  * The page's copy of the one validator (src/template/validate.ts, the module
  * the server runs on every save), so problems show while the operator types.
- * A text up to MAIN_THREAD_MAX is checked on the main thread, in the
- * keystroke's own task (a few milliseconds), so its problems show with the
- * text; a longer one in a module Worker (validator-worker.ts): a 128 KiB
+ * A text up to MAIN_THREAD_MAX is checked on the main thread (a few
+ * milliseconds; the editor asks once the key is painted, editor.ts); a
+ * longer one in a module Worker (validator-worker.ts): a 128 KiB
  * template takes tens of milliseconds to check, too long for the main thread
  * between keystrokes. The names it checks against come from GET
  * /api/desk/catalogue, fetched once and again after `invalidateCatalogue()`
@@ -21,9 +21,10 @@ import type { FromWorker, ToWorker } from './validator-worker.js';
 
 /**
  * Up to this many characters a check runs on the main thread: every shipped
- * template (≤ 6 KB, a few ms) shows its problems in the keystroke's own task,
- * where the Worker's answer waited for the page's next frame (bench `page`,
- * keystroke → problems p95 on the shipped templates: 27–64 → 10–41 ms).
+ * template (≤ 6 KB, a few ms) is checked in one task, where the Worker's
+ * answer waited for a later frame (bench `page`, keystroke → problems p95 on
+ * the shipped templates: 27–64 → 10–41 ms, when the check ran in the key's
+ * own task).
  */
 export const MAIN_THREAD_MAX = 16 * 1024;
 
@@ -150,7 +151,7 @@ async function checkHere(source: string, name: string | undefined): Promise<Prob
     });
     validate = (await validator).validateTemplate;
   }
-  // once both are here, the check runs in the keystroke's own task, with no await before it
+  // once both are here, the check runs in the task that asks for it, with no await before it
   if (here?.from !== from) here = { from, catalogue: toCatalogue(await from) };
   return validate(source, { ...(name !== undefined ? { name } : {}), catalogue: here.catalogue }).problems;
 }
