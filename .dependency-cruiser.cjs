@@ -6,7 +6,7 @@
  *   schema    src/schema/**   (the API's answer types)
  *   library   src/library/**  (the library on disk)
  *   http      src/http/**     (the routes)
- *   top       src/app.ts, src/server.ts, src/cli.ts, src/config.ts, src/healthcheck.ts
+ *   top       src/app.ts, src/server.ts, src/cli.ts and src/cli/**, src/config.ts, src/healthcheck.ts
  *
  * A layer imports only the layers below it, or itself. The browser page
  * (src/web/**) stands beside the stack: it imports only schema and template
@@ -41,7 +41,7 @@ const LAYERS = {
   schema: ['^src/schema/'],
   library: ['^src/library/'],
   http: ['^src/http/'],
-  top: ['^src/(app|server|cli|config|healthcheck)\\.ts$'],
+  top: ['^src/(app|server|cli|config|healthcheck)\\.ts$', '^src/cli/'],
 };
 const STACK = Object.keys(LAYERS); // bottom first
 const WEB = ['^src/web/'];

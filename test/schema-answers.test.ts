@@ -82,7 +82,7 @@ describe('the answer schemas are one source', () => {
   test('every error answer the page reads is ProblemDetails', () => {
     const ref = { $ref: `#/components/schemas/${ProblemDetailsSchema.$id}` };
     for (const [method, path] of PAGE_READS) {
-      expect(served.paths[path]?.[method]?.responses['4XX']?.content?.['application/json']?.schema, path).toEqual(ref);
+      expect(served.paths[path]?.[method]?.responses['400']?.content?.['application/problem+json']?.schema, path).toEqual(ref);
     }
   });
 

@@ -3,6 +3,7 @@
  * the page can import its types.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { ProblemSchema } from '../template/problems.js';
 
 /**
@@ -18,8 +19,19 @@ export const ProblemDetailsSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String(),
-    code: Type.String({ description: 'stable code from docs/api.md' }),
+    // An enum, not any string: a client generated from the OpenAPI document
+    // (docs/api.md, OpenAPI) then refuses a misspelt code at compile time.
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: Object.keys(ERROR_CODES),
+      description: 'the stable code to branch on (docs/api.md, Error codes)',
+    }),
     problems: Type.Optional(Type.Array(Type.Ref(ProblemSchema))),
+    needed_role: Type.Optional(
+      Type.Union([Type.Literal('viewer'), Type.Literal('conductor'), Type.Literal('editor')], {
+        description: 'with `forbidden`: the role the request needs (docs/security.md, Users and roles)',
+      }),
+    ),
   },
   { $id: 'ProblemDetails' },
 );

@@ -50,7 +50,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async
   );
 
   // Generated once: the schema depends only on the catalogue modules.
-  let schema: unknown;
+  let schema: Record<string, unknown> | undefined;
   app.get(
     '/schema/template.json',
     {
@@ -60,9 +60,11 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async
         response: { 200: Type.Unknown({ description: 'a JSON Schema document' }), ...errorResponses },
       },
     },
-    async (_req, reply) => {
+    async (req, reply) => {
       schema ??= templateJsonSchema();
-      return reply.type('application/schema+json').send(JSON.stringify(schema));
+      // $id names the service as this client reached it (the guard has checked Host is one of its names), not the default port
+      const $id = `${req.protocol}://${req.host}${req.routeOptions.url}`;
+      return reply.type('application/schema+json').send(JSON.stringify({ ...schema, $id }));
     },
   );
 };

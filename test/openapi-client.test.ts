@@ -1,0 +1,89 @@
+/**
+ * A client nobody here wrote compiles against the OpenAPI document
+ * (docs/api.md, OpenAPI): openapi-typescript generates the types from the
+ * live document, and the TypeScript example docs/api.md shows (openapi-fetch:
+ * list, get, save with If-Match, 412 and 422 by code) is type-checked against
+ * them, so the document cannot drift from what a client compiles against.
+ * redocly lints the same document with its recommended rules (redocly.yaml).
+ *
+ * openapi-typescript wants TypeScript 5 and this project uses 7, so these
+ * tools live in test/client with their own lock: `npm ci --prefix test/client`
+ * (.ci/run does it).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { OPERATIONS } from '../src/http/operations.js';
+import { runSync } from './children.js';
+import { API, openApp } from './http-fixture.js';
+
+const root = new URL('..', import.meta.url).pathname;
+const client = join(root, 'test', 'client');
+const bin = (pkg: string, file: string) => join(client, 'node_modules', pkg, file);
+
+/** The ```ts block of docs/api.md's OpenAPI section: the example a reader copies. */
+function docsExample(): string {
+  const doc = readFileSync(join(root, 'docs', 'api.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('### `GET /api/desk/openapi.json`'));
+  const block = /```ts\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf('\n## ')));
+  if (!block) throw new Error('docs/api.md has no ```ts block in its GET /api/desk/openapi.json section');
+  return block[1]!;
+}
+
+/** What only a complete document compiles: every operationId a key of `operations`, and `code` an enum. */
+function namesCheck(): string {
+  const ids = Object.values(OPERATIONS).map((o) => `  ${o.operationId}: true,`);
+  return [
+    "import type { components, operations } from './desk-api.js';",
+    '// every operationId of src/http/operations.ts, and no other: both directions of Record',
+    `export const named: Record<keyof operations, true> = {\n${ids.join('\n')}\n};`,
+    "type Code = components['schemas']['ProblemDetails']['code'];",
+    "export const known: Code = 'precondition_failed';",
+    '// @ts-expect-error a misspelt code is none of the catalogue',
+    "export const misspelt: Code = 'precondition_faild';",
+    '',
+  ].join('\n');
+}
+
+const ctx = openApp('file');
+let dir = '';
+
+beforeAll(() => {
+  if (!existsSync(bin('openapi-typescript', 'bin/cli.js')) || !existsSync(bin('typescript', 'bin/tsc'))) {
+    throw new Error('test/client has no node_modules: run `npm ci --prefix test/client` (openapi-typescript, openapi-fetch, TypeScript 5, redocly)');
+  }
+  // inside test/client, so the example's `openapi-fetch` resolves from its node_modules
+  dir = mkdtempSync(join(client, '.check-'));
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function run(args: string[]): { status: number | null; out: string } {
+  const r = runSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { status: r.status, out: `${r.stdout}\n${r.stderr}` };
+}
+
+describe('the OpenAPI document, to a client nobody here wrote', () => {
+  test('openapi-typescript generates its types, and the docs/api.md example and every operationId compile with them', async () => {
+    const r = await ctx.app.inject({ url: `${API}/openapi.json` });
+    writeFileSync(join(dir, 'openapi.json'), r.body);
+    const gen = run([bin('openapi-typescript', 'bin/cli.js'), 'openapi.json', '-o', 'desk-api.ts']);
+    expect(gen.status, gen.out).toBe(0);
+    writeFileSync(join(dir, 'client.ts'), docsExample());
+    writeFileSync(join(dir, 'names.ts'), namesCheck());
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts'] }));
+    const tsc = run([bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json']);
+    expect(tsc.status, tsc.out).toBe(0);
+  });
+
+  test('redocly lint with the recommended rules finds nothing', async () => {
+    const r = await ctx.app.inject({ url: `${API}/openapi.json` });
+    writeFileSync(join(dir, 'lint.json'), r.body);
+    const lint = run([bin('@redocly/cli', 'bin/cli.js'), 'lint', 'lint.json', '--config', join(root, 'redocly.yaml'), '--format', 'summary']);
+    expect(lint.status, lint.out).toBe(0);
+    // the summary names each rule that found something, one line each (`warning operation-summary: 2`)
+    expect(lint.out).not.toMatch(/^(warning|error)\s/m);
+  });
+});
