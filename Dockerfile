@@ -33,9 +33,12 @@ USER node
 VOLUME ["/library"]
 EXPOSE 8787
 # Liveness: GET /api/desk/health on 127.0.0.1:$PORT with DESK_TOKEN as the
-# bearer token (the image has node, not curl); constant time, reads nothing.
+# bearer token, or without one on a desk with only a users file, whose 401
+# counts as alive (the image has node, not curl); constant time, reads nothing.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["node", "dist/src/healthcheck.js"]
 # Listening on all interfaces inside the container is refused without
-# DESK_TOKEN (the service checks), so the compose file requires one.
+# DESK_TOKEN or DESK_USERS_FILE (the service checks and exits, saying why).
+# A users file is mounted
+# read-only and named by DESK_USERS_FILE (docs/security.md, Users and roles).
 CMD ["node", "dist/src/server.js"]

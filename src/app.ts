@@ -10,18 +10,23 @@ import { errorCodeOf, registerErrorHandling } from './http/errors.js';
 import { eventRoutes } from './http/events.js';
 import { type EventStreamOptions, EventStreams } from './http/events-stream.js';
 import { guardPlugin, loggedUrl, serverOptions, stoppingGuard } from './http/guard.js';
+import { completeDocument, type OpenApiDocument } from './http/openapi.js';
 import { catalogueRoutes } from './http/routes/catalogue.js';
 import { compareRoutes } from './http/routes/compare.js';
 import { historyRoutes } from './http/routes/history.js';
 import { launchRoutes } from './http/routes/launch.js';
 import { type LaunchOptions, launchRoutes as launchDraftRoutes } from './http/routes/launches.js';
 import { metaRoutes } from './http/routes/meta.js';
+import { meRoutes } from './http/routes/me.js';
 import { type ProposalOptions, proposalRoutes } from './http/routes/proposals.js';
 import { roleRoutes } from './http/routes/roles.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { syncRoutes } from './http/routes/sync.js';
 import { templateRoutes } from './http/routes/templates.js';
 import { upgradeRoutes } from './http/routes/upgrade.js';
+import type { AuthProxyOptions } from './http/auth.js';
+import type { AuthRateOptions } from './http/auth-rate.js';
+import { UserDirectory } from './http/users-directory.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { type LibraryOptions, openLibrary } from './library/library.js';
 import type { Library } from './library/types.js';
@@ -44,6 +49,12 @@ export interface AppOptions {
   loggerInstance?: FastifyBaseLogger;
   /** bearer token every /api request must carry; null or absent for none (loopback only) */
   token?: string | null;
+  /** the desk's users (DESK_USERS_FILE, DESK_TOKEN's `desk` among them); given, `token` is not read; default `token`'s alone */
+  users?: UserDirectory;
+  /** a trusted auth proxy (DESK_AUTH_PROXY_HEADER, DESK_TRUSTED_PROXIES, DESK_AUTH_PROXY_ROLE); default none */
+  authProxy?: AuthProxyOptions | null;
+  /** the failed-authentication limit per client address; defaults in http/auth-rate.ts */
+  authRate?: AuthRateOptions;
   /** the listen address (HOST); a specific one is also a name Host may carry; default none */
   host?: string;
   /** the port Host and Origin must carry; default 0: the port the server is bound to */
@@ -96,16 +107,20 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
         ...(code ? { code } : {}),
         ms: Math.round(reply.elapsedTime),
         who: req.ip,
+        ...(req.deskUser ? { user: req.deskUser.name } : {}),
       },
       'request',
     );
   });
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
 
+  // one directory for the guard and the commit authors: a user is who a request is, and who its commit is by
+  const users = options.users ?? UserDirectory.open({ token: options.token ?? null });
   let library = options.library;
   if (!library) {
     if (!options.libraryOptions) throw new Error('buildApp needs a library or libraryOptions');
-    library = await openLibrary({ ...options.libraryOptions, logger: app.log.child({ component: 'library' }) });
+    const history = { authorOf: (who: string) => users.authorOf(who), ...options.libraryOptions.history };
+    library = await openLibrary({ ...options.libraryOptions, history, logger: app.log.child({ component: 'library' }) });
     const opened = library;
     app.addHook('onClose', async () => opened.close());
   }
@@ -131,18 +146,23 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
         title: 'desk-library',
         version: packageVersion,
         description: 'The template library behind the desk (docs/api.md)',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
     },
     // Shared schemas become components named by their $id.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // operationIds, security, each error status as problem+json, ETag (src/http/openapi.ts)
+    transformObject: (d) => completeDocument((d as { openapiObject: OpenApiDocument }).openapiObject, API_PREFIX),
   });
 
-  // Host, Origin, bearer token and JSON-only bodies, before any route (docs/security.md).
+  // Host, Origin, who is asking and may they, and JSON-only bodies, before any route (docs/security.md).
   await app.register(guardPlugin, {
     port: options.port ?? 0,
     ...(options.host ? { host: options.host } : {}),
     allowedHosts: options.allowedHosts ?? [],
-    ...(options.token ? { token: options.token } : {}),
+    users,
+    authProxy: options.authProxy ?? null,
+    ...(options.authRate ? { authRate: options.authRate } : {}),
   });
 
   await app.register(
@@ -155,6 +175,7 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
       await api.register(launchRoutes, opts);
       await api.register(roleRoutes, opts);
       await api.register(metaRoutes, opts);
+      await api.register(meRoutes);
       await api.register(catalogueRoutes, opts);
       await api.register(proposalRoutes, { ...opts, ...options.proposals });
       await api.register(launchDraftRoutes, { ...opts, ...(options.proposals?.decidedKeep !== undefined ? { decidedKeep: options.proposals.decidedKeep } : {}), ...options.launches });

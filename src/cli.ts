@@ -1,24 +1,22 @@
-import { open, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { EXIT, type Io } from './cli/io.js';
+import { validateCommand } from './cli/validate.js';
+import { USER_HELP, userCommand } from './cli/user.js';
 import { RootLockedError } from './library/disk/root-lock.js';
 import { openLibrary } from './library/library.js';
-import { openLibraryReader } from './library/reader.js';
 import type { UpgradePlanAnswer, UpgradeResultAnswer } from './schema/upgrade.js';
 import { packageVersion } from './paths.js';
-import type { Catalogue } from './template/model.js';
-import type { Problem } from './template/problems.js';
-import { LIMITS } from './template/read.js';
 import { templateJsonSchema } from './template/schema.js';
-import { validateTemplate } from './template/validate.js';
 
-/** Exit codes, like actionlint: 0 clean (warnings allowed), 1 some error, 2 usage or I/O. */
-export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;
+export { EXIT, type Io } from './cli/io.js';
+export { formatProblem, summary } from './cli/text.js';
 
-const USAGE = `usage: desk-library validate [--format text|json] [--library DIR] FILE...
+const USAGE = `usage: desk-library validate [--format text|json|sarif|github] [--library DIR] [--name NAME] FILE|DIR|-...
        desk-library upgrade --library DIR [--dry-run] [--format text|json] [--fail-on-skipped]
        desk-library schema
        desk-library serve
+       desk-library user add|list|remove|rotate [NAME] --users-file FILE [--role ROLE] [--email EMAIL]
        desk-library --version
        desk-library COMMAND --help
 
@@ -26,20 +24,28 @@ validate  check template files with the service's validator.
 upgrade   move the copies behind the shipped templates onto them, offline.
 schema    print the template JSON Schema (draft-07) for editors.
 serve     run the service, configured from the environment as \`npm start\`.
+user      keep the users file (DESK_USERS_FILE): add, list, remove, rotate a token.
 `;
 
 /** Each command's own help, printed to stdout with exit 0 for `COMMAND --help`. */
 const HELP = {
-  validate: `usage: desk-library validate [--format text|json] [--library DIR] FILE...
+  validate: `usage: desk-library validate [--format text|json|sarif|github] [--library DIR] [--name NAME] FILE|DIR|-...
 
 Checks template files with the service's validator, one line per problem
-(FILE:LINE:COL: SEVERITY CODE: MESSAGE) and a summary line, or with
---format json one array of {file, valid, problems}. The name rule checks each
-file's name (quick-fix.yaml must be template quick-fix).
+(FILE:LINE:COL: SEVERITY CODE: MESSAGE) and a summary line. A folder is
+walked for *.yaml files; - reads one template from stdin. The name rule
+checks each file's name (quick-fix.yaml must be template quick-fix). A file
+the desk would never load (.yml, a name that is not a template name, a
+read-only template's name) is an error, file.not_loaded; one that cannot be
+read is file.unreadable.
 
-  --format text|json  output format (default text)
-  --library DIR       also know the roles and templates of the library root DIR
-  -h, --help          this help
+  --format FORMAT  text (default); json: one array of {file, valid, problems};
+                   sarif: a SARIF 2.1.0 log for code scanning; github:
+                   ::error/::warning workflow commands for GitHub Actions
+  --library DIR    also know the roles and templates of the library root DIR
+  --name NAME      the file name stdin is checked and shown as
+                   (templates/quick-fix.yaml, or quick-fix)
+  -h, --help       this help
 
 exit  0 no errors (warnings allowed), 1 errors found, 2 usage error or
       unreadable file.
@@ -79,13 +85,9 @@ stdout, stopped cleanly by SIGINT or SIGTERM. The library root defaults to
 
   -h, --help  this help
 `,
+  user: USER_HELP,
 } as const;
 type Command = keyof typeof HELP;
-
-export interface Io {
-  out: (s: string) => void;
-  err: (s: string) => void;
-}
 
 /** Runs the CLI and returns its exit code; never calls process.exit so tests can run it in-process too. */
 export async function main(argv: string[], io: Io): Promise<number> {
@@ -120,57 +122,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 
   if (command === 'upgrade') return upgradeCommand(rest, io);
+  if (command === 'user') return userCommand(rest, io, (why) => usage(io, why));
 
-  let parsed: ReturnType<typeof parseValidateArgs>;
-  try {
-    parsed = parseValidateArgs(rest);
-  } catch (e) {
-    return usage(io, (e as Error).message);
-  }
-  const { files, format, library } = parsed;
-  if (files.length === 0) return usage(io, 'validate needs at least one FILE');
-  if (format !== 'text' && format !== 'json') return usage(io, `--format must be text or json, got '${format}'`);
-
-  let catalogue: Catalogue;
-  try {
-    catalogue = await loadCatalogue(library, files);
-  } catch (e) {
-    io.err(`desk-library: cannot read library ${library}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
-    return EXIT.usage;
-  }
-
-  let code: number = EXIT.ok;
-  let unreadable = 0;
-  const results: { file: string; valid: boolean; problems: Problem[] }[] = [];
-  for (const file of files) {
-    let source: string;
-    try {
-      source = await readCapped(file);
-    } catch (e) {
-      io.err(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
-      code = EXIT.usage;
-      unreadable++;
-      continue;
-    }
-    const { problems, valid } = validateTemplate(source, { name: nameOf(file), catalogue });
-    results.push({ file, valid, problems });
-    if (!valid && code === EXIT.ok) code = EXIT.problems;
-    if (format === 'text') for (const p of problems) io.out(formatProblem(file, p) + '\n');
-  }
-  if (format === 'json') io.out(JSON.stringify(results, null, 2) + '\n');
-  else io.out(summary(files.length, unreadable, results.flatMap((r) => r.problems)) + '\n');
-  return code;
-}
-
-/** `3 files, no problems` or `3 files, 2 errors, 1 warning` (with `, 1 unreadable` after the files when any). */
-export function summary(files: number, unreadable: number, problems: readonly Problem[]): string {
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-  const errors = problems.filter((p) => p.severity === 'error').length;
-  const parts = [count(files, 'file')];
-  if (unreadable) parts.push(`${unreadable} unreadable`);
-  if (problems.length === 0) parts.push('no problems');
-  else parts.push(count(errors, 'error'), count(problems.length - errors, 'warning'));
-  return parts.join(', ');
+  return validateCommand(rest, io, (why) => usage(io, why));
 }
 
 function isCommand(s: string): s is Command {
@@ -184,64 +138,9 @@ function wantsHelp(args: string[]): boolean {
 }
 
 
-function parseValidateArgs(args: string[]) {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { format: { type: 'string', default: 'text' }, library: { type: 'string' } },
-  });
-  return { files: positionals, format: values.format ?? 'text', library: values.library };
-}
-
 function usage(io: Io, why: string): number {
   io.err(`desk-library: ${why}\n\n${USAGE}`);
   return EXIT.usage;
-}
-
-/** `FILE:LINE:COL: SEVERITY CODE: MESSAGE`, the shape editors and CI annotators parse. */
-export function formatProblem(file: string, p: Problem): string {
-  const where = p.line !== undefined ? `${file}:${p.line}:${p.column ?? 1}` : file;
-  return `${where}: ${p.severity} ${p.code}: ${p.message}`;
-}
-
-/** The name a file must carry: its base name without .yaml (or .yml). */
-function nameOf(file: string): string {
-  return basename(file).replace(/\.ya?ml$/, '');
-}
-
-/**
- * Reads at most one byte over the size cap: the reader reports `limit.size`
- * from that alone, and a huge file never has to fit in memory.
- */
-async function readCapped(file: string): Promise<string> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(LIMITS.sizeBytes + 1);
-    let n = 0;
-    while (n < buf.length) {
-      const { bytesRead } = await fh.read(buf, n, buf.length - n, n);
-      if (bytesRead === 0) break;
-      n += bytesRead;
-    }
-    return buf.subarray(0, n).toString('utf8');
-  } finally {
-    await fh.close();
-  }
-}
-
-/**
- * Roles and templates the files are checked against: the catalogue the
- * service answers for the --library root (shipped, read-only, the
- * operator's, each role's kit), read without its lock and without writing
- * there, so a root a running service holds is read as it serves it; with
- * no --library, the shipped and read-only ones. The files themselves count
- * as templates too, so one may be another's `base`.
- */
-async function loadCatalogue(library: string | undefined, files: string[]): Promise<Catalogue> {
-  // a missing or unreadable --library is refused by the reader: a usage error, not an empty library
-  const reader = await openLibraryReader({ root: library ?? null });
-  const catalogue = await reader.catalogue();
-  return { ...catalogue, templates: new Set([...catalogue.templates, ...files.map(nameOf)]) };
 }
 
 /** `desk-library upgrade`: the plan, then the apply of every automatic copy (docs/operations.md, Upgrading). `harnessDir`: tests' shipped files; the package's by default. */

@@ -3,8 +3,12 @@
  * it is given, so tests pass their own; server.ts reports a ConfigError and
  * exits 1.
  */
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import type { AuthProxyOptions } from './http/auth.js';
+import { trustedList } from './http/auth.js';
 import { checkListenAddress } from './http/guard.js';
+import { USER_ROLES, type UserRole } from './http/users.js';
 import { DEFAULT_PROPOSALS_PER_HOUR } from './library/proposals/rate-limit.js';
 import { DEFAULT_DECIDED_KEEP } from './library/proposals/retention.js';
 
@@ -18,8 +22,12 @@ export interface Config {
   port: number;
   /** DESK_LIBRARY_ROOT: unset → `.desk-library` in the working directory; set but empty → null (no root) */
   libraryRoot: string | null;
-  /** DESK_TOKEN; required for a non-loopback HOST */
+  /** DESK_TOKEN: one `editor` named `desk`; it or DESK_USERS_FILE is required for a non-loopback HOST */
   token: string | undefined;
+  /** DESK_USERS_FILE, from the working directory: the users and their roles (docs/security.md); default none */
+  usersFile: string | null;
+  /** DESK_AUTH_PROXY_HEADER, DESK_TRUSTED_PROXIES and DESK_AUTH_PROXY_ROLE: a trusted auth proxy; default none */
+  authProxy: AuthProxyOptions | null;
   /** LOG_LEVEL; default info */
   logLevel: LogLevel;
   /** DESK_ALLOWED_HOSTS, comma-separated extra host names; default none */
@@ -28,7 +36,7 @@ export interface Config {
   libraryRemote: string | null;
   /** DESK_SYNC_INTERVAL in seconds, between fetch-and-merge rounds with the remote; default 60 */
   syncInterval: number;
-  /** DESK_AUTHOR, `Name <email>`, the author of every history commit (docs/history.md); default `desk <desk@localhost>` */
+  /** DESK_AUTHOR, `Name <email>`: the committer of every history commit, and the author of those no user asked for (docs/history.md); default `desk <desk@HOSTNAME>` */
   author: string;
   /** DESK_DECIDED_KEEP: how many decided proposals stay in `proposals/` (the newest; docs/api.md, Proposals); default 1000 */
   decidedKeep: number;
@@ -41,6 +49,12 @@ export const DEFAULT_PORT = 8787;
 export const DEFAULT_ROOT_DIR = '.desk-library';
 export const DEFAULT_AUTHOR = 'desk <desk@localhost>';
 
+/** DESK_AUTHOR's default names the machine, so two desks on one remote are told apart in its history. */
+export function defaultAuthor(host = hostname()): string {
+  const h = host.replace(/[^A-Za-z0-9.-]/g, '').replace(/^[.-]+|[.-]+$/g, '');
+  return h ? `desk <desk@${h}>` : DEFAULT_AUTHOR;
+}
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
@@ -49,8 +63,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const host = env.HOST?.trim() || DEFAULT_HOST;
   const port = parsePort(env.PORT);
   const token = env.DESK_TOKEN?.trim() || undefined;
-  const refusal = checkListenAddress(host, token);
-  if (refusal) throw new ConfigError(refusal);
+  const usersFile = env.DESK_USERS_FILE?.trim() ? resolve(cwd, env.DESK_USERS_FILE.trim()) : null;
+  // either one is authentication: a users file names its people, DESK_TOKEN its one
+  const refusal = usersFile === null ? checkListenAddress(host, token) : null;
+  if (refusal) throw new ConfigError(refusal.replace('Set DESK_TOKEN,', 'Set DESK_TOKEN or DESK_USERS_FILE,'));
+  const authProxy = parseAuthProxy(env);
 
   const rootVar = env.DESK_LIBRARY_ROOT;
   const libraryRoot =
@@ -73,6 +90,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port,
     libraryRoot,
     token,
+    usersFile,
+    authProxy,
     logLevel: level as LogLevel,
     allowedHosts,
     libraryRemote,
@@ -95,11 +114,34 @@ function parseCount(env: Record<string, string | undefined>, name: string, fallb
 
 /** `Name <email>`, as git writes an author; a name of one line, an address without spaces or brackets. */
 function parseAuthor(value: string | undefined): string {
-  const author = value?.trim() || DEFAULT_AUTHOR;
+  const author = value?.trim() || defaultAuthor();
   if (!/^[^<>\n]*[^<>\s][^<>\n]*<[^<>\s]+>$/.test(author)) {
     throw new ConfigError(`DESK_AUTHOR ${JSON.stringify(value)} is not \`Name <email>\` (like desk <desk@localhost>)`);
   }
   return author;
+}
+
+/**
+ * DESK_AUTH_PROXY_HEADER names the header a trusted proxy names the user in;
+ * it is honoured only from DESK_TRUSTED_PROXIES (addresses or CIDRs, comma
+ * separated; required with it), and its user gets DESK_AUTH_PROXY_ROLE when
+ * the users file does not list them (default viewer).
+ */
+function parseAuthProxy(env: Record<string, string | undefined>): AuthProxyOptions | null {
+  const header = env.DESK_AUTH_PROXY_HEADER?.trim();
+  if (!header) return null;
+  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(header)) throw new ConfigError(`DESK_AUTH_PROXY_HEADER ${JSON.stringify(header)} is not a header name`);
+  if (header.toLowerCase() === 'authorization') throw new ConfigError('DESK_AUTH_PROXY_HEADER cannot be Authorization: that is where tokens go');
+  const trusted = (env.DESK_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  if (!trusted.length) throw new ConfigError('DESK_AUTH_PROXY_HEADER needs DESK_TRUSTED_PROXIES: the addresses or CIDRs of the proxy it is honoured from');
+  const { bad } = trustedList(trusted);
+  if (bad.length) throw new ConfigError(`DESK_TRUSTED_PROXIES: ${bad.map((b) => JSON.stringify(b)).join(', ')} is not an address or a CIDR`);
+  const role = (env.DESK_AUTH_PROXY_ROLE?.trim() || 'viewer') as UserRole;
+  if (!(USER_ROLES as readonly string[]).includes(role)) throw new ConfigError(`DESK_AUTH_PROXY_ROLE ${JSON.stringify(env.DESK_AUTH_PROXY_ROLE)} is not one of ${USER_ROLES.join(', ')}`);
+  return { header, trusted, role };
 }
 
 export const DEFAULT_SYNC_INTERVAL = 60;

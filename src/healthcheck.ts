@@ -3,7 +3,9 @@
  * exits 0 when the service on this machine answers GET /api/desk/health with
  * 200, else 1. The image has node and no curl. It reads the server's own
  * environment: PORT (default 8787) and DESK_TOKEN, sent as the bearer token
- * because /health is under /api like every other route. It connects to
+ * because /health is under /api like every other route. Without DESK_TOKEN,
+ * a desk that knows its users from DESK_USERS_FILE answers 401
+ * `unauthorized`, and that answer counts as alive. It connects to
  * 127.0.0.1, a loopback name the Host guard accepts on the service's port.
  */
 // Nothing of the service is imported: this runs every 30 s beside it, and
@@ -21,7 +23,11 @@ async function check(env: NodeJS.ProcessEnv): Promise<boolean> {
       headers: token ? { authorization: `Bearer ${token}` } : {},
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
-    return res.status === 200 && ((await res.json()) as { ok?: unknown }).ok === true;
+    if (res.status === 200) return ((await res.json()) as { ok?: unknown }).ok === true;
+    // Without DESK_TOKEN (a desk whose users come from DESK_USERS_FILE: the file holds only hashes), the
+    // desk's own refusal of a request with no credential is the answer of a live service; a request with
+    // no credential is never counted as a failed authentication (docs/security.md), so probing locks nobody out.
+    return !token && res.status === 401 && ((await res.json()) as { type?: unknown }).type === 'urn:desk-library:error:unauthorized';
   } catch {
     return false;
   }

@@ -3,7 +3,8 @@
  * graceful stop on SIGINT/SIGTERM (docs/operations.md, "Stopping") — the
  * listener closes, in-flight requests finish and their keep-alive sockets
  * close, then the library closes (in-flight writes finish, the root lock is
- * released), exit 0. Everything else is in app.ts.
+ * released), exit 0. SIGHUP reads the users file again (docs/security.md,
+ * Users and roles). Everything else is in app.ts.
  */
 import { mkdir } from 'node:fs/promises';
 import type { Server, ServerResponse } from 'node:http';
@@ -12,6 +13,7 @@ import { pino } from 'pino';
 import { type App, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { isDeskError } from './errors.js';
+import { UserDirectory, UsersFileError } from './http/users-directory.js';
 import { setRootLockLostHandler } from './library/disk/root-lock.js';
 
 /** How long in-flight work may take to finish after a signal before the process exits 1 anyway (the lock is still removed at exit). */
@@ -74,6 +76,14 @@ export async function start(env: Record<string, string | undefined> = process.en
     if (e instanceof ConfigError) fail(e.message);
     throw e;
   }
+  let users: UserDirectory;
+  try {
+    users = UserDirectory.open({ file: config.usersFile, token: config.token ?? null });
+  } catch (e) {
+    // a malformed file refuses the start, naming every problem in it
+    if (e instanceof UsersFileError) fail(e.message);
+    throw e;
+  }
   const log = makeLogger(config);
 
   let app: App | null = null;
@@ -82,14 +92,20 @@ export async function start(env: Record<string, string | undefined> = process.en
   // recovery of interrupted writes is a clean one too: there is nothing to
   // drain yet, and exiting there is no worse than the crash recovery is made
   // for; the root lock, if already taken, is removed at exit (root-lock.ts).
-  closeWithGrace({ delay: CLOSE_GRACE_MS, logger: log }, async ({ signal, err }) => {
+  // SIGHUP is not a stop here: it reloads the users file (below), as daemons read their config again on it
+  closeWithGrace({ delay: CLOSE_GRACE_MS, logger: log, skip: ['SIGHUP'] }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'stopping after an error');
     else log.info({ signal, ready: app !== null }, 'stopping');
+    users.unwatch();
     if (!app) return;
     const since = Date.now();
     startDrain?.();
     await app.close();
     log.info({ ms: Date.now() - since }, 'stopped');
+  });
+  process.on('SIGHUP', () => {
+    if (users.file === null) log.info({ signal: 'SIGHUP' }, 'no users file to read again (DESK_USERS_FILE)');
+    else void users.reload(log);
   });
   // Another server took the root after this one stalled past the stale bound,
   // or the lock was deleted: every write from here on could land in a library
@@ -110,7 +126,8 @@ export async function start(env: Record<string, string | undefined> = process.en
       host: config.host,
       port: config.port,
       allowedHosts: config.allowedHosts,
-      ...(config.token ? { token: config.token } : {}),
+      users,
+      authProxy: config.authProxy,
       proposals: { decidedKeep: config.decidedKeep, perHour: config.proposalsPerHour },
       ...(config.libraryRemote ? { sync: { remote: config.libraryRemote, intervalMs: config.syncInterval * 1000 } } : {}),
     });
@@ -130,7 +147,11 @@ export async function start(env: Record<string, string | undefined> = process.en
     await app.close();
     fail(`cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`);
   }
-  app.log.info({ library_root: config.libraryRoot, token: config.token !== undefined }, 'desk-library ready');
+  users.watch(log);
+  app.log.info(
+    { library_root: config.libraryRoot, token: config.token !== undefined, users_file: config.usersFile, users: users.size, auth_proxy: config.authProxy !== null },
+    'desk-library ready',
+  );
   return app;
 }
 

@@ -14,6 +14,7 @@ import { afterEach, expect, test } from 'vitest';
 import { packageRoot } from '../src/paths.js';
 import { killChild, spawnChild } from './children.js';
 import { fullProof } from './proof-helpers.js';
+import { TOKENS, writeUsers } from './users-fixture.js';
 
 const SERVER = join(packageRoot, 'dist', 'src', 'server.js');
 const TOKEN = 'aGVhbHRoY2hlY2stdG9rZW4';
@@ -79,4 +80,32 @@ test.runIf(fullProof())('passes against a server on 0.0.0.0 with DESK_TOKEN; fai
   s.kill('SIGTERM');
   expect(await exitOf(s)).toBe(0);
   expect(await runCheck({ PORT: port, DESK_TOKEN: TOKEN })).toBe(1);
+});
+
+/** The server on 0.0.0.0 with `env`, listening. */
+async function listening(env: Record<string, string>): Promise<ChildProcess> {
+  const s = spawnChild(process.execPath, [SERVER], { env: { PATH: process.env.PATH ?? '', DESK_LIBRARY_ROOT: join(dir, 'lib'), HOST: '0.0.0.0', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env } });
+  server = s;
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    s.stdout!.on('data', (d) => {
+      out += d;
+      if (/Server listening at/.test(out)) resolve();
+    });
+    void exitOf(s).then((code) => reject(new Error(`server exited ${code}`)));
+  });
+  return s;
+}
+
+test.runIf(fullProof())('passes against a desk whose users come from DESK_USERS_FILE alone, with no token to send; probing locks nobody out', async () => {
+  dir = await mkdtemp(join(tmpdir(), 'desk-healthcheck-'));
+  const port = String(await freePort());
+  const s = await listening({ PORT: port, DESK_USERS_FILE: await writeUsers(dir) });
+  // more probes than the failed-authentication limit allows failures (20 a minute)
+  for (let i = 0; i < 22; i++) expect(await runCheck({ PORT: port })).toBe(0);
+  const me = await fetch(`http://127.0.0.1:${port}/api/desk/me`, { headers: { authorization: `Bearer ${TOKENS.vera}` } });
+  expect(me.status).toBe(200);
+  s.kill('SIGTERM');
+  expect(await exitOf(s)).toBe(0);
+  expect(await runCheck({ PORT: port })).toBe(1);
 });

@@ -42,9 +42,13 @@ describe('the library root is a git repository', () => {
 });
 
 describe('DESK_AUTHOR', () => {
-  it('defaults to desk <desk@localhost>, takes Name <email>, and refuses anything else', async () => {
-    const { loadConfig, ConfigError } = await import('../src/config.js');
-    expect(loadConfig({}, '/tmp').author).toBe('desk <desk@localhost>');
+  it('defaults to desk <desk@HOST> naming this machine, takes Name <email>, and refuses anything else', async () => {
+    const { loadConfig, ConfigError, defaultAuthor } = await import('../src/config.js');
+    const { hostname } = await import('node:os');
+    expect(loadConfig({}, '/tmp').author).toBe(defaultAuthor(hostname()));
+    expect(defaultAuthor('desk-a.example')).toBe('desk <desk@desk-a.example>');
+    expect(defaultAuthor('desk-b.example')).not.toBe(defaultAuthor('desk-a.example'));
+    expect(defaultAuthor('')).toBe('desk <desk@localhost>');
     expect(loadConfig({ DESK_AUTHOR: ' Ann Lee <ann@example.org> ' }, '/tmp').author).toBe('Ann Lee <ann@example.org>');
     for (const bad of ['ann', '<ann@x>', 'ann <a b>', 'ann <x', 'a\n<x@y>']) expect(() => loadConfig({ DESK_AUTHOR: bad }, '/tmp'), bad).toThrow(ConfigError);
   });

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, defaultAuthor, loadConfig } from '../src/config.js';
 
 const cwd = '/srv/desk';
 
@@ -11,11 +11,13 @@ describe('loadConfig', () => {
       port: 8787,
       libraryRoot: resolve(cwd, '.desk-library'),
       token: undefined,
+      usersFile: null,
+      authProxy: null,
       logLevel: 'info',
       allowedHosts: [],
       libraryRemote: null,
       syncInterval: 60,
-      author: 'desk <desk@localhost>',
+      author: defaultAuthor(),
       decidedKeep: 1000,
       proposalsPerHour: 120,
     });

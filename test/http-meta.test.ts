@@ -32,6 +32,7 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['get', '/health', []],
   ['get', '/status', []],
   ['get', '/catalogue', []],
+  ['get', '/me', []],
   ['get', '/templates/{name}/history', ['params']],
   ['get', '/templates/{name}/versions/{commit}', ['params']],
   ['post', '/templates/{name}/restore', ['params', 'body']],
@@ -105,6 +106,22 @@ describe('GET /schema/template.json', () => {
     expect(s.$schema).toMatch(/json-schema\.org/);
     expect(s.required).toEqual(expect.arrayContaining(['template', 'version', 'nodes']));
   });
+
+  test('its $id is where the client reached it, not a fixed host and port', async () => {
+    for (const host of ['localhost:80', '127.0.0.1:80']) {
+      const r = await ctx.app.inject({ url: `${API}/schema/template.json`, headers: { host } });
+      expect(r.json().$id).toBe(`http://${host}${API}/schema/template.json`);
+    }
+  });
+});
+
+describe('a route that does not exist', () => {
+  test('is 404 not_found, the detail naming the route', async () => {
+    const r = await ctx.app.inject({ url: `${API}/nothing?x=1` });
+    expect(r.statusCode).toBe(404);
+    expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(r.json()).toMatchObject({ code: 'not_found', status: 404, detail: expect.stringContaining(`GET ${API}/nothing`) });
+  });
 });
 
 describe('GET /api/desk/openapi.json', () => {
@@ -122,7 +139,8 @@ describe('GET /api/desk/openapi.json', () => {
       if (declares.includes('body')) expect(op.requestBody?.content?.['application/json']?.schema).toBeDefined();
       const ok = op.responses['200'] ?? op.responses['201'] ?? op.responses['204'];
       expect(ok, `${method} ${path} success`).toBeDefined();
-      expect(op.responses['4XX'] ?? op.responses['4xx'], `${method} ${path} errors`).toBeDefined();
+      // errors status by status (test/openapi-document.test.ts checks them all): every route can refuse a malformed request
+      expect(op.responses['400']?.content?.['application/problem+json'], `${method} ${path} errors`).toBeDefined();
     }
     const count = Object.values(doc.paths as Record<string, object>).reduce((n, p) => n + Object.keys(p).length, 0);
     expect(count).toBe(ROUTES.length);

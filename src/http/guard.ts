@@ -7,19 +7,23 @@
  *
  *   1. Host is one of the service's own names        else 421 forbidden_host
  *   2. a state change comes from the service's page  else 403 forbidden_origin
- *   3. /api carries the bearer token, when one is set else 401 unauthorized
+ *   3. /api names a user, when the desk knows any      else 401 unauthorized
+ *      (too many failures from one address               → 429 too_many_requests)
+ *      whose role the route allows (auth-rules.ts)       else 403 forbidden
  *   4. a body is application/json                    else 415 unsupported_media_type
  *
  * Wrapped with fastify-plugin so the hooks and the body parser apply to the
  * whole app; register it before any route.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { DeskError } from '../errors.js';
+import { type AuthProxyOptions, authenticator } from './auth.js';
+import type { AuthRateOptions } from './auth-rate.js';
 import { type Authority, isOwnHost, isOwnOrigin, parseAllowedHosts } from './guard-host.js';
 import { hasBody, isJsonContentType } from './guard-media.js';
+import { UserDirectory } from './users-directory.js';
 
 export { checkListenAddress, isLoopbackHost } from './guard-host.js';
 export { serverOptions, stoppingGuard } from './guard-server.js';
@@ -41,8 +45,14 @@ export interface GuardOptions {
   host?: string;
   /** extra allowed host names, e.g. from DESK_ALLOWED_HOSTS: `name` or `name:port`. Default none. */
   allowedHosts?: string[];
-  /** when set every /api request needs Authorization: Bearer. Default none (loopback only). */
+  /** when set every /api request needs Authorization: Bearer; its user is `desk`, an editor. Default none (loopback only). */
   token?: string | null;
+  /** the users (DESK_USERS_FILE, with DESK_TOKEN's `desk` in it); given, `token` is not read. Default: `token`'s alone */
+  users?: UserDirectory;
+  /** a trusted auth proxy's header (docs/security.md); default none */
+  authProxy?: AuthProxyOptions | null;
+  /** the failed-authentication limit per address (auth-rate.ts); defaults there */
+  authRate?: AuthRateOptions;
 }
 
 /** Methods a browser page may send cross-origin without changing anything. */
@@ -50,12 +60,15 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Fetch metadata values that still mean "this service's own page" (or typed in the bar). */
 const OWN_FETCH_SITES = new Set(['same-origin', 'none']);
 
-const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-
 const guard: FastifyPluginAsync<GuardOptions> = async (app, options) => {
   const extra: Authority[] = parseAllowedHosts([...listenName(options.host), ...(options.allowedHosts ?? [])]);
   const port = portReader(app, options.port);
-  const token = options.token?.trim() ? sha256(options.token.trim()) : undefined;
+  const authenticate = authenticator({
+    users: options.users ?? UserDirectory.open({ token: options.token ?? null }),
+    proxy: options.authProxy ?? null,
+    ...(options.authRate ? { rate: options.authRate } : {}),
+  });
+  app.decorateRequest('deskUser', null);
 
   // Only JSON is parsed. Removing fastify's text/plain parser means a body
   // a hostile page can send without a CORS preflight never reaches a route,
@@ -76,7 +89,7 @@ const guard: FastifyPluginAsync<GuardOptions> = async (app, options) => {
       throw new DeskError('forbidden_host', 'the Host header does not name this service; see DESK_ALLOWED_HOSTS');
     }
     if (!SAFE_METHODS.has(req.method)) checkOrigin(req, p, extra);
-    if (token !== undefined && isApi(req)) checkToken(req, reply, token, req.routeOptions.config?.queryToken === true);
+    if (isApi(req)) authenticate(req, reply, req.routeOptions.config?.queryToken === true);
     // GET and HEAD bodies are never parsed by fastify; every other method's are.
     if (req.method !== 'GET' && req.method !== 'HEAD' && hasBody(req.headers)) {
       if (!isJsonContentType(req.headers['content-type'])) {
@@ -99,8 +112,6 @@ function checkOrigin(req: FastifyRequest, port: number, extra: readonly Authorit
   }
 }
 
-const BEARER = /^Bearer +([^\s]+) *$/i;
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
@@ -110,17 +121,6 @@ declare module 'fastify' {
      */
     queryToken?: boolean;
   }
-}
-
-function checkToken(req: FastifyRequest, reply: FastifyReply, expected: Buffer, queryToken: boolean): void {
-  const m = BEARER.exec(req.headers.authorization ?? '');
-  // Compare digests, not the strings: equal length always, so neither the
-  // token's length nor the position of the first wrong byte shows in timing.
-  if (m !== null && timingSafeEqual(sha256(m[1]!), expected)) return;
-  const q = queryToken && m === null ? (req.query as Record<string, unknown> | undefined)?.token : undefined;
-  if (typeof q === 'string' && timingSafeEqual(sha256(q), expected)) return;
-  reply.header('www-authenticate', m === null ? 'Bearer realm="desk"' : 'Bearer realm="desk", error="invalid_token"');
-  throw new DeskError('unauthorized', 'send Authorization: Bearer <DESK_TOKEN>');
 }
 
 /**

@@ -57,8 +57,8 @@ export type VersionState = Static<typeof VersionStateSchema>;
 const CommitFields = {
   commit: Type.String({ description: 'the full commit id (40 hex digits)' }),
   at: Type.String({ description: 'when it was committed, ISO 8601 in UTC' }),
-  author: Type.String({ description: 'the commit author, `name <email>` (DESK_AUTHOR)' }),
-  who: Type.Union([Type.String(), Type.Null()], { description: "the request's client address from the commit trailer; null when none" }),
+  author: Type.String({ description: 'the commit author, `name <email>`: the user who asked, else DESK_AUTHOR (docs/history.md)' }),
+  who: Type.Union([Type.String(), Type.Null()], { description: "who asked, from the commit trailer: the user's name, or the client address when the desk knows no users; null when none" }),
   message: Type.String({ description: "the commit's subject line, e.g. `save quick-fix (edited)`" }),
 };
 

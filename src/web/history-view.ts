@@ -5,6 +5,7 @@ import type { TemplateDiff } from '../schema/diff.js';
 import type { HistoryAnswer, RoleDiff, TemplateVersion, Version } from '../schema/history.js';
 import type { TemplateAnswer } from '../schema/templates.js';
 import { errorText } from './ui.js';
+import { can } from './me.js';
 
 /**
  * The History panel of a template or a role (docs/api.md, History): its
@@ -143,7 +144,7 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
     const li = h('li', { class: 'history-item', 'data-commit': v.commit, 'data-state': v.state });
     const diffButton = h('button', { type: 'button', onclick: () => void showDiff(v), 'aria-label': `Diff the version ${short(v.commit)} against the current text` }, 'Diff');
     const restoreButton =
-      current || v.etag === null
+      current || v.etag === null || !can('editor')
         ? null
         : h('button', { type: 'button', onclick: () => confirmRestore(v, li, restoreButton!), 'aria-label': `Restore the version ${short(v.commit)}` }, 'Restore');
     add(

@@ -4,6 +4,7 @@ import type { LaunchRun } from '../schema/launch.js';
 import type { LaunchAnswer, LaunchList, LaunchSummary } from '../schema/launches.js';
 import type { Problem } from '../schema/errors.js';
 import { errorText, say } from './ui.js';
+import { can } from './me.js';
 
 /**
  * The Launches view (`#/launches`): each launch a conductor drafted and the
@@ -143,7 +144,8 @@ function draftArticle(d: LaunchAnswer, onDecided: () => void): HTMLElement {
       : null,
     d.preview.ok ? null : h('p', { class: 'callout error' }, 'This draft cannot be approved as it is:'),
     d.preview.problems.length ? problemList(d.preview.problems) : null,
-    h('div', { class: 'actions' }, approveForm, dismissForm),
+    // deciding is an editor's (me.ts): the others read the draft only
+    can('editor') ? h('div', { class: 'actions' }, approveForm, dismissForm) : null,
     ask,
     out,
     runs.map((r) => runCard(r, runs.length)),

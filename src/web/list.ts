@@ -6,6 +6,7 @@ import type { RoleList, RoleSummary } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
 import { say } from './ui.js';
 import { refreshUpgradeBanner, upgradeBanner } from './upgrade-banner.js';
+import { can } from './me.js';
 
 /**
  * The library: every template and role with its state as a badge and the
@@ -66,7 +67,7 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
       { class: 'library-bar' },
       h('label', { for: 'filter', class: 'visually-hidden' }, 'Filter'),
       box,
-      h('a', { href: '#/new', class: 'button' }, 'New template'),
+      can('editor') ? h('a', { href: '#/new', class: 'button' }, 'New template') : null,
     ),
     // while copies are behind the shipped templates: how many, and the way to the Upgrade view
     upgradeBanner(),

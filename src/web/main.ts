@@ -9,6 +9,7 @@ import { syncIndicator } from './sync-indicator.js';
 import type { RolePage } from './roles.js';
 import type { Tab, TemplatePage } from './template-view.js';
 import { invalidateCatalogue } from './validator.js';
+import { loadMe } from './me.js';
 import type { RoleList } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
 import { errorText, unsay } from './ui.js';
@@ -195,8 +196,17 @@ document.addEventListener('keydown', (ev) => {
   ev.preventDefault();
   void open.saveShortcut();
 });
+/** The header names the user and role (from GET /me), when the desk knows users. */
+function showMe(name: string | null, role: string): void {
+  if (name === null) return;
+  const header = document.querySelector('header.top');
+  header?.append(h('p', { id: 'who-am-i', class: 'root-info', 'data-role': role }, `${name} · ${role}`));
+}
+// who the user is before the first view, which leaves out what the role cannot do (me.ts);
 // the banner after the first view: its GET /status lists the library too, and the list view waits for no one
-void route().finally(() => void banner());
+void loadMe()
+  .then((me) => showMe(me.name, me.role))
+  .finally(() => void route().finally(() => void banner()));
 // shown only when the service syncs with a team remote
 const sync = syncIndicator(document.getElementById('sync-indicator') ?? document.createElement('p'));
 

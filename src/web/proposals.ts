@@ -7,6 +7,7 @@ import { refreshProposalCount } from './proposal-count.js';
 import type { ProposalAnswer, ProposalList, ProposalSummary } from '../schema/proposals.js';
 import { handOver } from './proposal-handoff.js';
 import { errorText, say } from './ui.js';
+import { can } from './me.js';
 
 /**
  * The Proposals view (`#/proposals`): each proposal waiting for a decision
@@ -231,7 +232,8 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     ),
     h('p', { class: 'purpose' }, p.purpose),
     h('p', { class: 'sentence' }, `Proposed ${p.from ? `by ${p.from} ` : ''}on ${new Date(p.created_at).toLocaleString()}.`),
-    h('div', { class: 'actions' }, saveForm, dismissForm),
+    // deciding is an editor's (me.ts): the others read the proposal only
+    can('editor') ? h('div', { class: 'actions' }, saveForm, dismissForm) : null,
     ask,
     out,
     p.problems.length

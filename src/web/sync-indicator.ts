@@ -2,6 +2,7 @@ import { ApiError, call, enc } from './api.js';
 import { clear, h } from './dom.js';
 import type { SyncStatus } from '../schema/sync.js';
 import { errorText } from './ui.js';
+import { can } from './me.js';
 
 /**
  * The header's sync indicator (docs/api.md, Sync): shown only when the
@@ -31,7 +32,9 @@ export function syncIndicator(el: HTMLElement): SyncIndicator {
   const text = h('span', { class: 'sync-text', role: 'status' });
   const button = h('button', { type: 'button', class: 'sync-now', onclick: () => void now() }, 'Sync now');
   const details = h('span', { class: 'sync-details' });
-  el.append(text, details, button);
+  el.append(text, details);
+  // syncing is an editor's (me.ts)
+  if (can('editor')) el.append(button);
 
   function render(s: SyncStatus): void {
     if (s.remote === null) {

@@ -17,6 +17,7 @@ import { takeOver } from './proposal-handoff.js';
 import { duplicateForm } from './duplicate.js';
 import { divergedPanel } from './sync-diverged.js';
 import { badge, confirmInline, errorText, focusLost, say, type SayKind, showState, unsay } from './ui.js';
+import { can } from './me.js';
 
 export type Tab = 'source' | 'card' | 'diff' | 'launch' | 'history';
 
@@ -282,7 +283,9 @@ export class TemplatePage {
   private renderToolbar(): void {
     const d = this.detail;
     clear(this.toolbar);
-    if (!d.read_only) {
+    // what only an editor may do is left out for the others (me.ts); the previews stay
+    const editor = can('editor');
+    if (!d.read_only && editor) {
       this.saveButton = h('button', { type: 'button', class: 'primary', 'aria-describedby': 'save-hint', onclick: () => void this.save() }, 'Save');
       this.toolbar.append(
         this.saveButton,
@@ -290,22 +293,22 @@ export class TemplatePage {
         h('button', { type: 'button', onclick: () => this.revert() }, 'Revert edits'),
       );
     }
-    if (canReset(d.state, d.shipped)) {
+    if (editor && canReset(d.state, d.shipped)) {
       this.toolbar.append(h('button', { type: 'button', onclick: () => this.reset() }, 'Reset to shipped'));
     }
-    if (d.state === 'shipped_changed_since') {
+    if (editor && d.state === 'shipped_changed_since') {
       this.toolbar.append(h('button', { type: 'button', onclick: () => void this.acknowledge() }, 'Acknowledge shipped version'));
     }
     if (canRebase(d.state)) {
       this.toolbar.append(h('button', { type: 'button', onclick: () => void this.rebase() }, 'Preview rebase'));
     }
-    if (d.state === 'diverged') {
+    if (editor && d.state === 'diverged') {
       this.toolbar.append(h('button', { type: 'button', onclick: () => void this.diverged() }, 'Settle with the team library'));
     }
-    if (d.state === 'custom') {
+    if (editor && d.state === 'custom') {
       this.toolbar.append(h('button', { type: 'button', class: 'danger', onclick: () => this.remove() }, 'Delete'));
     }
-    this.toolbar.append(h('button', { type: 'button', onclick: () => duplicateForm(this.notices, this.name) }, 'Duplicate as new template'));
+    if (editor) this.toolbar.append(h('button', { type: 'button', onclick: () => duplicateForm(this.notices, this.name) }, 'Duplicate as new template'));
     this.toolbar.append(this.saveHint);
   }
 

@@ -14,6 +14,7 @@ import { CommitId, HISTORY_LIMITS, HistoryAnswerSchema, HistoryQuery, RestoreBod
 import { ifMatch, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses } from '../schemas.js';
+import { whoOf } from '../auth.js';
 
 type Api = Parameters<FastifyPluginAsyncTypebox>[0];
 
@@ -112,7 +113,7 @@ export function versionRoutes<F, N>(app: Api, library: Library, r: VersionRoutes
       },
     },
     async (req, reply) => {
-      const saved = await restoreVersion(library, k, req.params.name, req.body.commit, { ...r.restoreOptions, ifMatch: ifMatch(req.headers['if-match']), who: req.ip });
+      const saved = await restoreVersion(library, k, req.params.name, req.body.commit, { ...r.restoreOptions, ifMatch: ifMatch(req.headers['if-match']), who: whoOf(req) });
       withEtag(reply, r.etagOf(saved));
       return r.answer(saved);
     },

@@ -10,6 +10,7 @@ import { KitSchema, RoleAnswerSchema, RoleListSchema, RoleName, RoleSaveNote } f
 import { ifMatch, roleAnswer, roleSummary, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, RoleParams } from '../schemas.js';
+import { whoOf } from '../auth.js';
 
 /**
  * One object rather than a union: AJV's errors for a failed `anyOf` name
@@ -74,7 +75,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async
     },
     async (req, reply) => {
       const { name, role_md, kit, reset, note } = req.body;
-      const opts = { ifMatch: ifMatch(req.headers['if-match']), who: req.ip };
+      const opts = { ifMatch: ifMatch(req.headers['if-match']), who: whoOf(req) };
       let role: RoleEntry;
       if (reset) {
         if (role_md !== undefined || kit !== undefined || note !== undefined) {
@@ -103,7 +104,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async
       },
     },
     async (req, reply) => {
-      await library.deleteRole(req.params.name, { ifMatch: ifMatch(req.headers['if-match']), who: req.ip });
+      await library.deleteRole(req.params.name, { ifMatch: ifMatch(req.headers['if-match']), who: whoOf(req) });
       return reply.code(204).send(null);
     },
   );

@@ -8,6 +8,7 @@ import type { Library } from '../../library/types.js';
 import { TemplateAnswerSchema, TemplateName } from '../../schema/templates.js';
 import { ifMatch, templateAnswer, withEtag } from '../answers.js';
 import { errorResponses } from '../schemas.js';
+import { whoOf } from '../auth.js';
 
 const NameBody = Type.Object({ name: TemplateName }, { additionalProperties: false });
 const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String()) });
@@ -27,7 +28,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
     async (req, reply) => {
       const entry = await library.resetTemplate(req.body.name, {
         ifMatch: ifMatch(req.headers['if-match']),
-        who: req.ip,
+        who: whoOf(req),
         card: true,
       });
       withEtag(reply, entry.etag);
@@ -49,7 +50,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
     async (req, reply) => {
       const entry = await library.acknowledgeTemplate(req.body.name, {
         ifMatch: ifMatch(req.headers['if-match']),
-        who: req.ip,
+        who: whoOf(req),
         card: true,
       });
       withEtag(reply, entry.etag);

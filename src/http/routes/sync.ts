@@ -17,6 +17,7 @@ import { ifMatch } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, RoleParams, TemplateParams } from '../schemas.js';
 import { rebaseAnswer } from '../../library/templates/three-way.js';
+import { whoOf } from '../auth.js';
 
 const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })) });
 
@@ -144,7 +145,7 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
         response: status,
       },
     },
-    async (req) => decideTemplate(req.params.name, req.headers['if-match'], req.ip, false),
+    async (req) => decideTemplate(req.params.name, req.headers['if-match'], whoOf(req), false),
   );
 
   app.post(
@@ -158,7 +159,7 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
         response: status,
       },
     },
-    async (req) => decideTemplate(req.params.name, req.headers['if-match'], req.ip, true),
+    async (req) => decideTemplate(req.params.name, req.headers['if-match'], whoOf(req), true),
   );
 
   app.get(
@@ -195,7 +196,7 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
         response: status,
       },
     },
-    async (req) => decideRole(req.params.name, req.headers['if-match'], req.ip, false),
+    async (req) => decideRole(req.params.name, req.headers['if-match'], whoOf(req), false),
   );
 
   app.post(
@@ -209,6 +210,6 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
         response: status,
       },
     },
-    async (req) => decideRole(req.params.name, req.headers['if-match'], req.ip, true),
+    async (req) => decideRole(req.params.name, req.headers['if-match'], whoOf(req), true),
   );
 };

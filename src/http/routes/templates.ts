@@ -10,6 +10,7 @@ import { SaveNote, TemplateAnswerSchema, TemplateListSchema } from '../../schema
 import { ifMatch, precondition, templateAnswer, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, TemplateParams } from '../schemas.js';
+import { whoOf } from '../auth.js';
 
 const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })),
@@ -74,7 +75,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
       const opts: WriteOptions = {
         ifMatch: ifMatch(req.headers['if-match']),
         ifNoneMatch: precondition(req.headers['if-none-match']),
-        who: req.ip,
+        who: whoOf(req),
         card: true,
         ...(req.body.note === undefined ? {} : { note: req.body.note }),
       };
@@ -96,7 +97,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
       },
     },
     async (req, reply) => {
-      await library.deleteTemplate(req.params.name, { ifMatch: ifMatch(req.headers['if-match']), who: req.ip });
+      await library.deleteTemplate(req.params.name, { ifMatch: ifMatch(req.headers['if-match']), who: whoOf(req) });
       return reply.code(204).send(null);
     },
   );

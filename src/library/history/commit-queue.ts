@@ -65,7 +65,10 @@ const BATCH_MAX = 200;
 export interface CommitQueueOptions {
   git: Git;
   format: ObjectFormat;
+  /** DESK_AUTHOR: the committer of every commit, and the author of one no person asked for */
   author: { name: string; email: string };
+  /** the person a job's `who` names, its author (docs/history.md); null or absent: `author` */
+  authorOf?: (who: string) => { name: string; email: string } | null;
   journal: Journal;
   logger: LibraryLogger;
   /** test hook: throwing fails the commit at this step */
@@ -209,7 +212,11 @@ export class CommitQueue {
     const { git, format } = this.o;
     await this.refresh();
     const zero = '0'.repeat(format === 'sha1' ? 40 : 64);
-    const author = `${this.o.author.name} <${this.o.author.email}>`;
+    const committer = ident(this.o.author);
+    const authorOf = (job: Job) => {
+      const person = job.who && !job.merge ? this.o.authorOf?.(job.who) : null;
+      return person ? ident(person) : committer;
+    };
     const state = new Map(this.committed);
     const data = (b: Buffer | string) => [`data ${Buffer.byteLength(b)}\n`, b, '\n'];
     // reset: the batch's chain starts where `from` says (or as a root), never from the private ref's last value
@@ -224,7 +231,7 @@ export class CommitQueue {
       const mark = made.length + 1;
       const at = Math.floor(job.at / 1000);
       const body = job.who ? `${message}\n\nWho: ${job.who.replace(/[\r\n]/g, ' ')}\n` : `${message}\n`;
-      parts.push(`commit refs/desk/queue\nmark :${mark}\nauthor ${author} ${at} +0000\ncommitter ${author} ${Math.floor(Date.now() / 1000)} +0000\n`, ...data(body));
+      parts.push(`commit refs/desk/queue\nmark :${mark}\nauthor ${authorOf(job)} ${at} +0000\ncommitter ${committer} ${Math.floor(Date.now() / 1000)} +0000\n`, ...data(body));
       // the first commit of the batch grows from HEAD (none in a new repository), each next from the one before
       if (mark > 1) parts.push(`from :${mark - 1}\n`);
       else if (this.head) parts.push(`from ${this.head}\n`);
@@ -281,7 +288,7 @@ export class CommitQueue {
     if (ix.code !== 0) this.o.logger.warn({ err: ix.stderr.trim() }, 'history: the index was not updated; git status may show the last commits as staged until the next start');
     else await hideForeign(git, [...touched].flatMap(([p, e]) => (e !== null && !ownedPath(p) ? [p] : []))).catch(() => {});
     for (const { mark, job, message, paths } of made) {
-      const v: RecentVersion = { commit: ids.get(mark)!, at: new Date(Math.floor(job.at / 1000) * 1000).toISOString(), author, who: job.who, message, paths };
+      const v: RecentVersion = { commit: ids.get(mark)!, at: new Date(Math.floor(job.at / 1000) * 1000).toISOString(), author: authorOf(job), who: job.who, message, paths };
       for (const l of this.listeners) {
         try {
           l(v);
@@ -300,3 +307,9 @@ export class CommitQueue {
 }
 
 export type { JournalEntry };
+
+/** `Name <email>` as fast-import takes it: no angle brackets or line breaks in either part (a person's name comes from a users file or a proxy). */
+function ident(p: { name: string; email: string }): string {
+  const clean = (x: string) => x.replace(/[<>\r\n\0]/g, '').trim();
+  return `${clean(p.name) || 'desk'} <${clean(p.email)}>`;
+}

@@ -17,8 +17,14 @@ import type { History } from './types.js';
 import { TRACKED_TOP } from '../layout.js';
 
 export interface HistoryOptions {
-  /** `Name <email>` (DESK_AUTHOR); default `desk <desk@localhost>` */
+  /** `Name <email>` (DESK_AUTHOR): every commit's committer, and the author of those no person asked for; default `desk <desk@localhost>` */
   author?: string;
+  /**
+   * The person behind a commit's `who` (a user's name), as its author; null
+   * for none (a client address, a start's own commits): the author is then
+   * `author` above. Asked when the commit is made. Default: never a person.
+   */
+  authorOf?: (who: string) => { name: string; email: string } | null;
   /** the git binary; default `git` on PATH */
   git?: string;
   /** the environment git's PATH comes from; default process.env */
@@ -89,7 +95,7 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   reportLocks(logger, locks);
   await ensureIgnore(fs.root);
   const journal = new Journal(git.gitDir, logger);
-  const queue = new CommitQueue({ git, format, author, journal, logger, ...(o.faults ? { faults: o.faults } : {}) });
+  const queue = new CommitQueue({ git, format, author, journal, logger, ...(o.authorOf ? { authorOf: o.authorOf } : {}), ...(o.faults ? { faults: o.faults } : {}) });
 
   // 1. what a crash left queued, in order — less a batch HEAD already holds (its files not yet removed)
   const cut = (await journal.settleLanding(async (commit) => (await git.run(['merge-base', '--is-ancestor', commit, 'HEAD'])).code === 0)) || locks.length > 0;

@@ -16,9 +16,9 @@ export interface Version {
   commit: string;
   /** the commit's author date, ISO 8601 UTC */
   at: string;
-  /** the author, `Name <email>` (DESK_AUTHOR, default `desk <desk@localhost>`) */
+  /** the author, `Name <email>`: the person who asked (a user), else DESK_AUTHOR (docs/history.md) */
   author: string;
-  /** the `Who:` trailer (the request's client address), or null when the commit has none */
+  /** the `Who:` trailer (the user's name, or the client address when the desk knows nobody), or null when the commit has none */
   who: string | null;
   /** the subject line, e.g. `save quick-fix (edited)`, `found on disk: quick-fix` */
   message: string;
@@ -40,7 +40,7 @@ export interface HistoryChange {
   paths: string[];
   /** the subject, e.g. `restore quick-fix to 1a2b3c4` */
   message: string;
-  /** who asked (the request's client address); becomes the `Who:` trailer */
+  /** who asked (the user's name, or the client address when the desk knows nobody); becomes the `Who:` trailer */
   who?: string;
 }
 

@@ -1,0 +1,92 @@
+/**
+ * The page knows who it works for (docs/security.md, Users and roles): as a
+ * viewer it shows the name and role and leaves out every write action; as
+ * an editor a save shows in History under the user's name.
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { packageRoot } from '../../src/paths.js';
+import { UserDirectory } from '../../src/http/users-directory.js';
+import { TOKENS, writeUsers } from '../users-fixture.js';
+import { editorText, setEditorText } from './editor-page.js';
+import { browserMissing, useBrowser } from './harness.js';
+
+const missing = browserMissing();
+if (missing) console.warn(missing);
+
+describe.skipIf(missing !== null)('users and roles (e2e)', () => {
+  const t = useBrowser();
+
+  async function served(): Promise<string> {
+    const dir = t.tempDir('desk-e2e-users-');
+    const app = t.defer(await buildApp({ libraryOptions: { root: join(dir, 'library') }, users: UserDirectory.open({ file: await writeUsers(dir) }) }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const addr = app.server.address();
+    if (!addr || typeof addr === 'string') throw new Error('no port');
+    return `http://127.0.0.1:${addr.port}`;
+  }
+
+  /** a tab that carries `token` as if typed into the token form (kept for the tab, as api.ts keeps it) */
+  async function tabAs(token: string): Promise<Page> {
+    const page = await t.page();
+    await page.addInitScript(`sessionStorage.setItem('desk-library.token', ${JSON.stringify(token)})`);
+    return page;
+  }
+
+  it('a viewer sees its name and role, and no write action anywhere it looks', async () => {
+    const base = await served();
+    const page = await tabAs(TOKENS.vera);
+    await page.goto(`${base}/#/`);
+    await expect.poll(() => page.locator('#who-am-i').textContent()).toBe('vera · viewer');
+    await page.locator('.library').waitFor();
+    expect(await page.getByRole('link', { name: 'New template' }).count()).toBe(0);
+
+    await page.goto(`${base}/#/templates/quick-fix`);
+    await page.locator('.cm-content').first().waitFor();
+    // docs/security.md shows this view (UPDATE_SCREENSHOTS=1, as test/e2e/screenshots.test.ts)
+    if (process.env.UPDATE_SCREENSHOTS === '1') {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.screenshot({ path: join(packageRoot, 'docs', 'screenshots', 'viewer.png') });
+    }
+    for (const name of ['Save', 'Revert edits', 'Reset to shipped', 'Delete', 'Duplicate as new template', 'Acknowledge shipped version']) {
+      expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+    }
+    // a pending proposal (the conductor's): the viewer reads it, and cannot decide it; an editor can
+    const shipped = (await (await fetch(`${base}/api/desk/templates/quick-fix`, { headers: { authorization: `Bearer ${TOKENS.vera}` } })).json()) as { source: string };
+    const made = await fetch(`${base}/api/desk/proposals`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKENS.carl}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'quick-fix', purpose: 'a try', source: shipped.source }),
+    });
+    expect(made.status).toBe(201);
+    await page.goto(`${base}/#/proposals`);
+    await page.getByText('a try').first().waitFor();
+    expect(await page.getByRole('button', { name: 'Save to library' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Dismiss', exact: true }).count()).toBe(0);
+    const editor = await tabAs(TOKENS.ann);
+    await editor.goto(`${base}/#/proposals`);
+    await editor.getByRole('button', { name: 'Save to library' }).first().waitFor();
+  });
+
+  it('an editor saves, and History says who', async () => {
+    const base = await served();
+    const page = await tabAs(TOKENS.ann);
+    await page.goto(`${base}/#/templates/quick-fix`);
+    await expect.poll(() => page.locator('#who-am-i').textContent()).toBe('ann · editor');
+    const save = page.getByRole('button', { name: 'Save', exact: true });
+    await save.waitFor();
+    await expect.poll(() => editorText(page, 'quick-fix')).toContain('name: quick-fix');
+    const text = await editorText(page, 'quick-fix');
+    await setEditorText(page, 'quick-fix', text.replace(/^ {2}purpose: .*$/m, '  purpose: Saved by ann in the browser'));
+    await save.click();
+    // saved (the page then has nothing unsaved to ask about when it moves on)
+    const read = async () => (await (await fetch(`${base}/api/desk/templates/quick-fix`, { headers: { authorization: `Bearer ${TOKENS.ann}` } })).json()) as { source: string };
+    await expect.poll(async () => (await read()).source, { timeout: 10_000 }).toContain('Saved by ann in the browser');
+    await page.goto(`${base}/#/templates/quick-fix/history`);
+    const list = page.getByRole('list', { name: 'Versions of quick-fix' });
+    await expect.poll(() => list.locator('.history-item').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => list.locator('.history-item').first().locator('.history-who').textContent()).toBe('ann');
+  });
+});

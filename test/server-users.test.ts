@@ -1,0 +1,79 @@
+/**
+ * The real process with a users file (dist/src/server.js; docs/security.md,
+ * Users and roles): SIGHUP reads the file again and does not stop the
+ * service; a bad file on SIGHUP keeps the users; a bad file at the start
+ * refuses it; no token ever appears in the log of a run that used them.
+ */
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { formatUsers } from '../src/http/users.js';
+import { spawnChild } from './children.js';
+import { tpl } from './library-helpers.js';
+import { call, killHard, SERVER_JS, startServer } from './proof-helpers.js';
+import { TOKENS, USERS, writeUsers } from './users-fixture.js';
+
+const DESK_TOKEN = 'the-desk-token-0123456789-abcdef';
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'desk-server-users-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+
+test('SIGHUP reloads the users file (a bad one keeps the users), the service keeps running, and no token is logged', async () => {
+  const file = await writeUsers(dir);
+  const s = await startServer(join(dir, 'lib'), dir, { DESK_USERS_FILE: file, DESK_TOKEN, LOG_LEVEL: 'debug' });
+  try {
+    expect((await call(s.base, 'GET', '/me', undefined, auth(TOKENS.vera))).body).toEqual({ name: 'vera', role: 'viewer' });
+    expect((await call(s.base, 'GET', '/me', undefined, auth(DESK_TOKEN))).body).toEqual({ name: 'desk', role: 'editor' });
+    expect((await call(s.base, 'GET', '/me')).status).toBe(401);
+    expect((await call(s.base, 'GET', `/health?token=${TOKENS.carl}`)).status).toBe(401);
+    expect((await call(s.base, 'GET', '/me', undefined, auth(`${TOKENS.ann}x`))).status).toBe(401);
+    expect((await call(s.base, 'PUT', '/templates/mine', { source: tpl('mine', 'by ann') }, auth(TOKENS.ann))).status).toBe(200);
+    expect((await call(s.base, 'PUT', '/templates/mine', { source: tpl('mine', 'by vera') }, auth(TOKENS.vera))).status).toBe(403);
+
+    // vera becomes an editor: same size, same inode, the old mtime put back, so only the signal can tell
+    const before = await stat(file);
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, formatUsers(USERS.map((u) => (u.name === 'vera' ? { ...u, role: 'editor' } : u))));
+    expect((await readFile(file, 'utf8')).length).toBe(text.length);
+    await utimes(file, before.atime, before.mtime);
+    s.child.kill('SIGHUP');
+    await expect.poll(async () => (await call(s.base, 'GET', '/me', undefined, auth(TOKENS.vera))).body, { timeout: 10_000 }).toEqual({ name: 'vera', role: 'editor' });
+
+    // a broken file: refused, logged, the users stay
+    await writeFile(file, 'users: [{ name: vera, role: nobody }]\n');
+    s.child.kill('SIGHUP');
+    await expect.poll(() => s.stdout().includes('users file refused'), { timeout: 10_000 }).toBe(true);
+    expect((await call(s.base, 'GET', '/me', undefined, auth(TOKENS.vera))).body).toEqual({ name: 'vera', role: 'editor' });
+    expect(s.child.exitCode).toBeNull();
+
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+    const log = s.stdout() + s.stderr();
+    expect(log).toContain('"user":"ann"');
+    for (const t of [DESK_TOKEN, ...Object.values(TOKENS)]) expect(log.includes(t), 'a token in the log').toBe(false);
+  } finally {
+    await killHard(s);
+  }
+});
+
+test('a malformed users file refuses the start, exit 1, naming the file', async () => {
+  const file = join(dir, 'users.yaml');
+  await writeFile(file, 'users:\n  - name: 9lives\n    role: editor\n');
+  const child = spawnChild(process.execPath, [SERVER_JS], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', DESK_LIBRARY_ROOT: join(dir, 'lib'), DESK_USERS_FILE: file },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  expect(code).toBe(1);
+  expect(err).toContain(file);
+});
