@@ -6,7 +6,8 @@ import { clear, h } from './dom.js';
 import { errorCount, position, sortProblems } from './format.js';
 import { styleNonce } from './csp-nonce.js';
 import { type Compare, compareView } from './merge-compare.js';
-import { type Conflict, conflictsOf, contextOf, freshResolutions, type Resolution, resolve, unresolved } from './merge-resolve.js';
+import { type Conflict, conflictsOf, freshResolutions, type Resolution, resolve, unresolved } from './merge-resolve.js';
+import { conflictFieldset } from './merge-conflict.js';
 import type { Card } from '../schema/card.js';
 import type { Problem } from '../schema/errors.js';
 import type { RebaseAnswer, TemplateAnswer } from '../schema/templates.js';
@@ -39,11 +40,6 @@ async function check(source: string, name: string): Promise<Problem[]> {
   }
 }
 
-const CHOICES: [Resolution['choice'], string][] = [
-  ['mine', 'Keep mine'],
-  ['shipped', 'Take shipped'],
-  ['edit', 'Edit both'],
-];
 
 /** POST …/rebase and the copy as saved; throws the API's error (409 nothing_to_rebase, no_kept_base). */
 export async function rebasePreview(name: string, on: RebaseHandlers): Promise<HTMLElement> {
@@ -195,7 +191,7 @@ export function mergeChoices(o: MergeChoicesOptions): HTMLElement {
   return section;
 }
 
-/** One conflict: the lines around it, both sides, the base under a disclosure, and the three choices. */
+/** One conflict (merge-conflict.ts), its "Edit both" a YAML editor. */
 function conflictChoice(
   c: Conflict,
   i: number,
@@ -206,62 +202,33 @@ function conflictChoice(
   editors: EditorView[],
   theirs: { caption: string; take: string; base: string },
 ): HTMLElement {
-  const r = res[i]!;
-  const ctx = contextOf(parts, i);
-  const group = `rebase-conflict-${i + 1}`;
-  const editHost = h('div', { class: 'merge-edit', hidden: true });
-  let editor: EditorView | null = null;
-
-  const choose = (choice: Resolution['choice']) => {
-    r.choice = choice;
-    editHost.hidden = choice !== 'edit';
-    if (choice === 'edit' && !editor) {
-      editor = new EditorView({
-        doc: r.edit,
-        parent: editHost,
+  return conflictFieldset({
+    conflict: c,
+    parts,
+    index: i,
+    resolution: res[i]!,
+    group: `rebase-conflict-${i + 1}`,
+    legend: `Conflict ${i + 1} of ${n}`,
+    editLabel: `Your lines for conflict ${i + 1}`,
+    attrs: { 'data-conflict': i + 1 },
+    theirs,
+    editors,
+    changed,
+    editor: (parent, doc, label, onChange) =>
+      new EditorView({
+        doc,
+        parent,
         extensions: [
           styleNonce(),
           lineNumbers(),
           yaml(),
           syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
           EditorView.lineWrapping,
-          EditorView.contentAttributes.of({ 'aria-label': `Your lines for conflict ${i + 1}` }),
+          EditorView.contentAttributes.of({ 'aria-label': label }),
           EditorView.updateListener.of((u) => {
-            if (!u.docChanged) return;
-            r.edit = u.state.doc.toString();
-            changed();
+            if (u.docChanged) onChange(u.state.doc.toString());
           }),
         ],
-      });
-      editors.push(editor);
-    }
-    changed();
-    if (choice === 'edit') editor?.focus();
-  };
-
-  const side = (cls: string, caption: string, text: string) =>
-    h('figure', { class: `merge-side ${cls}` }, h('figcaption', {}, caption), h('pre', {}, text || '(no lines)'));
-
-  return h(
-    'fieldset',
-    { class: 'merge-conflict', 'data-conflict': i + 1 },
-    h('legend', {}, `Conflict ${i + 1} of ${n}`),
-    ctx.before ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.before) : null,
-    h('div', { class: 'merge-sides' }, side('mine', 'Yours', c.copy), side('shipped', theirs.caption, c.theirs)),
-    ctx.after ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.after) : null,
-    h('details', {}, h('summary', {}, theirs.base), h('pre', {}, c.base || '(no lines)')),
-    h(
-      'p',
-      { class: 'merge-choices' },
-      CHOICES.map(([value, label]) => [value, value === 'shipped' ? theirs.take : label] as const).map(([value, label]) =>
-        h(
-          'label',
-          {},
-          h('input', { type: 'radio', name: group, value: value ?? '', onchange: () => choose(value) }),
-          ` ${label}`,
-        ),
-      ),
-    ),
-    editHost,
-  );
+      }),
+  });
 }

@@ -1,7 +1,8 @@
 import type { EditorView } from '@codemirror/view';
 import { clear, h } from './dom.js';
 import { threeWayParts } from './merge-three.js';
-import { type Conflict, conflictsOf, contextOf, freshResolutions, type Resolution, resolve, unresolved } from './merge-resolve.js';
+import { type Conflict, conflictsOf, freshResolutions, type Resolution, resolve, unresolved } from './merge-resolve.js';
+import { conflictFieldset } from './merge-conflict.js';
 import { textEditor } from './role-editors.js';
 import type { MergePart } from '../schema/templates.js';
 
@@ -30,11 +31,6 @@ export interface RoleMergeHandlers {
   close: () => void;
 }
 
-const CHOICES: [NonNullable<Resolution['choice']>, string][] = [
-  ['mine', 'Keep mine'],
-  ['shipped', 'Take theirs'],
-  ['edit', 'Edit both'],
-];
 
 export function roleMerge(role: string, files: readonly RoleMergeFile[], on: RoleMergeHandlers): HTMLElement {
   const merges = files.map((f) => {
@@ -109,7 +105,7 @@ export function roleMerge(role: string, files: readonly RoleMergeFile[], on: Rol
   return section;
 }
 
-/** One conflict in one file: the lines around it, both sides, the base under a disclosure, and the three choices. */
+/** One conflict in one file (merge-conflict.ts), its "Edit both" a plain text editor. */
 function conflictChoice(
   file: string,
   c: Conflict,
@@ -121,44 +117,21 @@ function conflictChoice(
   changed: () => void,
   editors: EditorView[],
 ): HTMLElement {
-  const ctx = contextOf(parts, i);
-  const editHost = h('div', { class: 'merge-edit', hidden: true });
-  let editor: EditorView | null = null;
-  const choose = (choice: Resolution['choice']) => {
-    r.choice = choice;
-    editHost.hidden = choice !== 'edit';
-    if (choice === 'edit' && !editor) {
-      editor = textEditor(editHost, {
-        doc: r.edit,
-        label: `Your lines for conflict ${k}`,
-        prose: file === 'role.md',
-        onChange: () => {
-          r.edit = editor?.state.doc.toString() ?? r.edit;
-          changed();
-        },
-      });
-      editors.push(editor);
-    }
-    changed();
-    if (choice === 'edit') editor?.focus();
-  };
-  const side = (cls: string, caption: string, text: string) =>
-    h('figure', { class: `merge-side ${cls}` }, h('figcaption', {}, caption), h('pre', {}, text || '(no lines)'));
-  return h(
-    'fieldset',
-    { class: 'merge-conflict', 'data-conflict': k, 'data-file': file },
-    h('legend', {}, `Conflict ${k} of ${n}, in ${file}`),
-    ctx.before ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.before) : null,
-    h('div', { class: 'merge-sides' }, side('mine', 'Yours', c.copy), side('shipped', 'Saved elsewhere', c.theirs)),
-    ctx.after ? h('pre', { class: 'merge-context', 'aria-hidden': 'true' }, ctx.after) : null,
-    h('details', {}, h('summary', {}, 'The lines both started from (the version this tab loaded)'), h('pre', {}, c.base || '(no lines)')),
-    h(
-      'p',
-      { class: 'merge-choices' },
-      CHOICES.map(([value, label]) =>
-        h('label', {}, h('input', { type: 'radio', name: `role-conflict-${k}`, value, onchange: () => choose(value) }), ` ${label}`),
-      ),
-    ),
-    editHost,
-  );
+  return conflictFieldset({
+    conflict: c,
+    parts,
+    index: i,
+    resolution: r,
+    group: `role-conflict-${k}`,
+    legend: `Conflict ${k} of ${n}, in ${file}`,
+    editLabel: `Your lines for conflict ${k}`,
+    attrs: { 'data-conflict': k, 'data-file': file },
+    theirs: { caption: 'Saved elsewhere', take: 'Take theirs', base: 'The lines both started from (the version this tab loaded)' },
+    editors,
+    changed,
+    editor: (parent, doc, label, onChange) => {
+      const view: EditorView = textEditor(parent, { doc, label, prose: file === 'role.md', onChange: () => onChange(view.state.doc.toString()) });
+      return view;
+    },
+  });
 }
