@@ -1,9 +1,10 @@
 import { ApiError, call, enc } from './api.js';
 import { clear, h } from './dom.js';
+import { dismissAsk, onDecision } from './decision.js';
 import type { LaunchRun } from '../schema/launch.js';
 import type { LaunchAnswer, LaunchList, LaunchSummary } from '../schema/launches.js';
 import type { Problem } from '../schema/errors.js';
-import { errorText, say } from './ui.js';
+import { errorText } from './ui.js';
 import { can } from './me.js';
 
 /**
@@ -66,8 +67,6 @@ function draftArticle(d: LaunchAnswer, onDecided: () => void): HTMLElement {
   const out = h('div', { class: 'notices', 'aria-live': 'polite' });
   const runs = d.preview.runs;
   const approveButton = h('button', { type: 'submit', class: 'primary', disabled: !d.preview.ok }, 'Approve');
-  const dismissButton = h('button', { type: 'button' }, 'Dismiss');
-  const noteField = h('input', { id: `${idBase}-note`, autocomplete: 'off', maxlength: 2000 });
 
   const fail = (e: unknown, what: string) => {
     clear(out);
@@ -77,18 +76,7 @@ function draftArticle(d: LaunchAnswer, onDecided: () => void): HTMLElement {
     if (refreshed) out.append(h('p', {}, h('button', { type: 'button', onclick: onDecided }, 'Show the refreshed draft')));
     if (e instanceof ApiError && e.problems.length) out.append(problemList(e.problems));
   };
-  const decide = (form: HTMLFormElement, button: HTMLButtonElement, refused: string, run: () => Promise<string>) =>
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      button.disabled = true;
-      try {
-        say(await run());
-        onDecided();
-      } catch (e) {
-        button.disabled = false;
-        fail(e, refused);
-      }
-    });
+  const decide = (form: HTMLFormElement, button: HTMLButtonElement, refused: string, run: () => Promise<string>) => onDecision(form, button, run, onDecided, (e) => fail(e, refused));
 
   const approveForm = h('form', { class: 'launch-approve', 'aria-label': `Approve the launch of ${d.template}` }, approveButton);
   decide(approveForm, approveButton, 'Not approved', async () => {
@@ -97,30 +85,9 @@ function draftArticle(d: LaunchAnswer, onDecided: () => void): HTMLElement {
   });
 
   // Dismiss asks first, with the note for the conductor, and the focus on Cancel: it cannot be undone
-  const dismissForm = h('form', { class: 'launch-dismiss', 'aria-label': `Dismiss the launch of ${d.template}` }, dismissButton);
-  const ask = h('div', { class: 'callout confirm', role: 'group', 'aria-label': `Dismiss the launch of ${d.template}?`, hidden: true });
-  const cancel = h('button', { type: 'button', onclick: () => {
-    ask.hidden = true;
-    dismissButton.focus();
-  } }, 'Cancel');
-  const yes = h('button', { type: 'submit', class: 'danger' }, 'Yes, dismiss');
-  const askForm = h(
-    'form',
-    {},
-    h('p', {}, `Dismiss this launch of ${d.template}? The conductor is told, with your note; this cannot be undone.`),
-    h('p', {}, h('label', { for: `${idBase}-note` }, 'Note for the conductor '), noteField),
-    h('p', { class: 'actions' }, cancel, yes),
-  );
-  ask.append(askForm);
-  ask.addEventListener('keydown', (ev) => {
-    if (ev.key === 'Escape') cancel.click();
-  });
-  dismissButton.addEventListener('click', () => {
-    ask.hidden = false;
-    cancel.focus();
-  });
-  decide(askForm, yes, 'Not dismissed', async () => {
-    const note = noteField.value.trim();
+  const dismiss = dismissAsk({ label: `Dismiss the launch of ${d.template}`, question: `Dismiss this launch of ${d.template}?`, formClass: 'launch-dismiss', askClass: 'launch-dismiss-ask', noteId: `${idBase}-note` });
+  decide(dismiss.askForm, dismiss.yes, 'Not dismissed', async () => {
+    const note = dismiss.note();
     await call('POST', `/launches/${enc(d.id)}/dismiss`, { body: note ? { note } : {} });
     return `Dismissed the launch of ${d.template}.`;
   });
@@ -145,8 +112,8 @@ function draftArticle(d: LaunchAnswer, onDecided: () => void): HTMLElement {
     d.preview.ok ? null : h('p', { class: 'callout error' }, 'This draft cannot be approved as it is:'),
     d.preview.problems.length ? problemList(d.preview.problems) : null,
     // deciding is an editor's (me.ts): the others read the draft only
-    can('editor') ? h('div', { class: 'actions' }, approveForm, dismissForm) : null,
-    ask,
+    can('editor') ? h('div', { class: 'actions' }, approveForm, dismiss.form) : null,
+    dismiss.ask,
     out,
     runs.map((r) => runCard(r, runs.length)),
   );

@@ -1,12 +1,13 @@
 import { ApiError, call, enc } from './api.js';
 import { cardView } from './card-view.js';
 import { clear, h } from './dom.js';
+import { dismissAsk, onDecision } from './decision.js';
 import { unifiedView } from './diff-view.js';
 import { NAME_PATTERN } from './names.js';
 import { refreshProposalCount } from './proposal-count.js';
 import type { ProposalAnswer, ProposalList, ProposalSummary } from '../schema/proposals.js';
 import { handOver } from './proposal-handoff.js';
-import { errorText, say } from './ui.js';
+import { errorText } from './ui.js';
 import { can } from './me.js';
 
 /**
@@ -130,7 +131,6 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     pattern: NAME_PATTERN,
     autocomplete: 'off',
   });
-  const noteField = h('input', { id: `${idBase}-note`, autocomplete: 'off', maxlength: 2000 });
   // an invalid proposal cannot be saved as it is (the save would be 422): open it in the editor and fix it there
   const errors = p.problems.filter((x) => x.severity === 'error').length;
   const whyNot = p.valid ? null : h('span', { class: 'hint', id: `${idBase}-why` }, `Not valid: ${errors} error${errors === 1 ? '' : 's'}, listed below. Open it in the editor to fix them.`);
@@ -139,7 +139,6 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     handOver(p);
     location.hash = `#/templates/${enc(p.name)}`;
   } }, 'Open in editor');
-  const dismissButton = h('button', { type: 'button' }, 'Dismiss');
 
   const fail = (e: unknown, what: string) => {
     clear(out);
@@ -165,19 +164,7 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     openButton,
     whyNot,
   );
-  /** A decision's submit: the button held while it runs; on success the view is drawn again, on failure it says why here. */
-  const decide = (form: HTMLFormElement, button: HTMLButtonElement, refused: string, run: () => Promise<string>) =>
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      button.disabled = true;
-      try {
-        say(await run());
-        onDecided();
-      } catch (e) {
-        button.disabled = false;
-        fail(e, refused);
-      }
-    });
+  const decide = (form: HTMLFormElement, button: HTMLButtonElement, refused: string, run: () => Promise<string>) => onDecision(form, button, run, onDecided, (e) => fail(e, refused));
   decide(saveForm, saveButton, 'Not saved', async () => {
     const name = nameField.value.trim();
     // under its own name the ETag read with the page guards the save; under another, the one there now
@@ -190,30 +177,9 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
   });
 
   // Dismiss asks first, with the note for the conductor, and the focus on Cancel: it cannot be undone
-  const dismissForm = h('form', { class: 'proposal-dismiss', 'aria-label': `Dismiss ${p.name}` }, dismissButton);
-  const ask = h('div', { class: 'callout confirm proposal-dismiss-ask', role: 'group', 'aria-label': `Dismiss ${p.name}?`, hidden: true });
-  const cancel = h('button', { type: 'button', onclick: () => {
-    ask.hidden = true;
-    dismissButton.focus();
-  } }, 'Cancel');
-  const yes = h('button', { type: 'submit', class: 'danger' }, 'Yes, dismiss');
-  const askForm = h(
-    'form',
-    {},
-    h('p', {}, `Dismiss the proposal ${p.name}? The conductor is told, with your note; this cannot be undone.`),
-    h('p', {}, h('label', { for: `${idBase}-note` }, 'Note for the conductor '), noteField),
-    h('p', { class: 'actions' }, cancel, yes),
-  );
-  ask.append(askForm);
-  ask.addEventListener('keydown', (ev) => {
-    if (ev.key === 'Escape') cancel.click();
-  });
-  dismissButton.addEventListener('click', () => {
-    ask.hidden = false;
-    cancel.focus();
-  });
-  decide(askForm, yes, 'Not dismissed', async () => {
-    const note = noteField.value.trim();
+  const dismiss = dismissAsk({ label: `Dismiss ${p.name}`, question: `Dismiss the proposal ${p.name}?`, formClass: 'proposal-dismiss', askClass: 'proposal-dismiss-ask', noteId: `${idBase}-note` });
+  decide(dismiss.askForm, dismiss.yes, 'Not dismissed', async () => {
+    const note = dismiss.note();
     await call('POST', `/proposals/${enc(p.id)}/dismiss`, { body: note ? { note } : {} });
     return `Dismissed the proposal ${p.name}.`;
   });
@@ -233,8 +199,8 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
     h('p', { class: 'purpose' }, p.purpose),
     h('p', { class: 'sentence' }, `Proposed ${p.from ? `by ${p.from} ` : ''}on ${new Date(p.created_at).toLocaleString()}.`),
     // deciding is an editor's (me.ts): the others read the proposal only
-    can('editor') ? h('div', { class: 'actions' }, saveForm, dismissForm) : null,
-    ask,
+    can('editor') ? h('div', { class: 'actions' }, saveForm, dismiss.form) : null,
+    dismiss.ask,
     out,
     p.problems.length
       ? h(
