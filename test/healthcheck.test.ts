@@ -60,19 +60,7 @@ afterEach(async () => {
 test.runIf(fullProof())('passes against a server on 0.0.0.0 with DESK_TOKEN; fails with a wrong token or no server', async () => {
   dir = await mkdtemp(join(tmpdir(), 'desk-healthcheck-'));
   const port = String(await freePort());
-  const env = { HOST: '0.0.0.0', PORT: port, DESK_TOKEN: TOKEN, NODE_ENV: 'test', LOG_LEVEL: 'info' };
-  const s = spawnChild(process.execPath, [SERVER], {
-    env: { PATH: process.env.PATH ?? '', DESK_LIBRARY_ROOT: join(dir, 'lib'), ...env },
-  });
-  server = s;
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    s.stdout!.on('data', (d) => {
-      out += d;
-      if (/Server listening at/.test(out)) resolve();
-    });
-    void exitOf(s).then((code) => reject(new Error(`server exited ${code}`)));
-  });
+  const s = await listening({ PORT: port, DESK_TOKEN: TOKEN });
 
   expect(await runCheck({ PORT: port, DESK_TOKEN: TOKEN })).toBe(0);
   expect(await runCheck({ PORT: port, DESK_TOKEN: 'not-the-token' })).toBe(1);
