@@ -5,7 +5,8 @@
  * 4.5:1 contrast. Enter indents as YAML wants it (editor-indent.ts). Tab
  * indents (YAML has no tabs); Escape then Tab leaves the editor, with or
  * without a selection, so the keyboard is never trapped (CodeMirror's tab
- * focus mode).
+ * focus mode). The caret and the selection are the browser's own (see
+ * editorExtensions).
  */
 import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
@@ -16,7 +17,6 @@ import { tags } from '@lezer/highlight';
 import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/search';
 import { EditorState, type Extension } from '@codemirror/state';
 import {
-  drawSelection,
   EditorView,
   highlightActiveLine,
   highlightActiveLineGutter,
@@ -80,7 +80,11 @@ export function editorExtensions(o: SetupOptions): Extension[] {
     highlightActiveLineGutter(),
     highlightSpecialChars(),
     history(),
-    drawSelection(),
+    // no drawSelection(): the browser's own caret and selection. CodeMirror's drawn cursor is
+    // measured after each key's layout and restarts its blink animation, a second layout and a
+    // style pass per key; without it a key paints as soon as bare CodeMirror's does (bench `page`,
+    // docs/performance.md). Multiple selections, the one thing it draws that the browser cannot,
+    // are off in this editor (EditorState.allowMultipleSelections is not set).
     indentOnInput(),
     syntaxHighlighting(highlight),
     bracketMatching(),

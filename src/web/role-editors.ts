@@ -2,7 +2,7 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirro
 import { bracketMatching } from '@codemirror/language';
 import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
 import { EditorState } from '@codemirror/state';
-import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
+import { EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
 import { styleNonce } from './csp-nonce.js';
 import { escapeLeaves } from './editor-indent.js';
 import { ownSelectionEdits } from './editor-input.js';
@@ -41,7 +41,7 @@ export function textEditor(parent: HTMLElement, o: TextEditorOptions): EditorVie
         styleNonce(),
         lineNumbers(),
         history(),
-        drawSelection(),
+        // the browser's own caret and selection, as in the template editor (editor-setup.ts says why)
         highlightActiveLine(),
         o.prose ? EditorView.lineWrapping : [bracketMatching(), lintGutter()],
         escapeLeaves(),
