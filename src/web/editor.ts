@@ -212,20 +212,29 @@ export class Editor {
    * own task only updates CodeMirror (and the unsaved dot when it turns on
    * or off); the status goes to `checking`, the check runs (a few
    * milliseconds for a shipped template, more in a busy moment) and the
-   * problems are drawn in the task after the paint — for a check on the
-   * main thread all in that one task, so `checking` is never painted and
-   * the Save hint does not flicker on each key (docs/performance.md, the
-   * settings page). Keys typed before it runs are checked together. Until
-   * then the status is the previous text's; Ctrl/Cmd+S waits for this
-   * check (settled()), and the service checks every save anyway.
+   * problems are drawn in the task after the paint. A check on the main
+   * thread ends in that same task (its awaits are microtasks), so the
+   * status only turns `checking` when the check is still running a task
+   * later (the Worker's): set and unset within one task it was never seen,
+   * yet it laid the toolbar out again on every key (docs/performance.md,
+   * the settings page). Keys typed before it runs are checked together.
+   * Until then the status is the previous text's; Ctrl/Cmd+S waits for
+   * this check (settled()), and the service checks every save anyway.
    */
   private checkAfterPaint(): Promise<void> {
     this.pending ??= afterPaint().then(() => {
       this.pending = null;
       // back to the saved text meanwhile: its problems are shown already
       if (!this.dirty) return;
-      this.setStatus('checking');
-      return this.check(this.seq, this.text);
+      const mine = this.seq;
+      let ended = false;
+      const check = this.check(mine, this.text).finally(() => {
+        ended = true;
+      });
+      setTimeout(() => {
+        if (!ended && mine === this.seq) this.setStatus('checking');
+      });
+      return check;
     });
     return this.pending;
   }

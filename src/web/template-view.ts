@@ -316,7 +316,8 @@ export class TemplatePage {
     const reason =
       st === 'clean' ? 'No changes to save.' : st === 'checking' ? 'Checking…' : st === 'invalid' ? 'Fix the errors before saving.' : st === 'unchecked' ? 'Not checked; the service validates on save.' : 'Valid.';
     this.saveButton.disabled = st === 'clean' || st === 'checking' || st === 'invalid';
-    this.saveHint.textContent = reason;
+    // each key passes through `checking` and back: the same words are not written again, so the toolbar is not laid out again
+    if (this.saveHint.textContent !== reason) this.saveHint.textContent = reason;
     this.saveHint.dataset.status = st;
   }
 

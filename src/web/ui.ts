@@ -85,7 +85,8 @@ export function unsay(near?: Element): void {
       if (said === document.activeElement) (near.querySelector('button:not(:disabled)') as HTMLElement | null)?.focus();
       said.remove();
     }
-    if (el?.classList.contains('visually-hidden')) {
+    // called on every key: write only when something is said, so a key changes nothing outside the editor
+    if (el?.classList.contains('visually-hidden') && !el.hidden) {
       el.hidden = true;
       el.textContent = '';
     }
