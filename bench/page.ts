@@ -8,7 +8,8 @@
  *   templates is listed, against the list request alone in the same load;
  * - for every shipped template and at the 128 KiB cap, keys typed one at a
  *   time into the editor and the same keys into CodeMirror with no extensions
- *   (BARE_EDITOR), alternating, in PASSES fresh pairs of pages; each row is
+ *   (BARE_EDITOR), alternating, in PASSES fresh pairs of pages, each key
+ *   after a seeded pause (pauses()); each row is
  *   the median of the passes' p95s, divided by bare CodeMirror's:
  *   - keystroke → next paint (PAINT_PROBE): typing never waits for the
  *     check, goal ≤ 1.5 warm, for every shipped template and at the cap;
@@ -22,7 +23,7 @@
  *
  * `DESK_BENCH_PAGE=load` (or `keys`) runs only the first-load (or the
  * keystroke) rows; `DESK_BENCH_PAGE_PASSES` sets the keystroke passes
- * (default 3).
+ * (default 5).
  *
  * The keystroke rows need the CodeMirror editor (`.cm-content` in the Source
  * tab); without it they are skipped with a line saying so, and the
@@ -259,6 +260,27 @@ interface Typed {
   keys: number[];
 }
 
+/**
+ * The pause before each key: 0 to 20 ms, the same sequence in every
+ * typing (a fixed seed). A key's wait for the next paint depends on where
+ * in the browser's 16.7 ms frame it lands, and without a pause that is set
+ * by the driver's rhythm, which differs between the two pages (the
+ * editor's key is done one frame after the bare editor's, when its
+ * problems are shown): the bare editor's keys then landed at one phase
+ * of the frame and the editor's at another. With it, both meet every
+ * phase alike.
+ */
+function pauses(count: number): number[] {
+  let x = 0x2545f491;
+  return Array.from({ length: count }, () => {
+    // xorshift32: a reproducible spread, no library needed
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) % 21;
+  });
+}
+
 /** Types `count` keys one at a time (a comment line grows, then shrinks), each waited for until painted and checked. */
 async function typeMeasured(page: Page, count: number): Promise<Typed> {
   await page.evaluate(() => {
@@ -268,7 +290,9 @@ async function typeMeasured(page: Page, count: number): Promise<Typed> {
   });
   const keys = ['Enter', 'Shift+Digit3', ...Array.from({ length: count / 2 - 2 }, (_, i) => `Key${String.fromCharCode(65 + (i % 26))}`)];
   const all = [...keys, ...keys.map(() => 'Backspace')];
+  const pause = pauses(all.length);
   for (let i = 0; i < all.length; i++) {
+    await new Promise((r) => setTimeout(r, pause[i]));
     await page.keyboard.press(all[i]!);
     await page
       .waitForFunction(
@@ -305,9 +329,10 @@ interface Typing {
  * Passes of the keystroke rows: each opens a fresh editor page and a fresh
  * bare page and types every typing in both, alternating, so the two sides
  * share the machine's moments. A row's figure is the median of its passes'
- * p95s (a single pass moved by a third between runs).
+ * p95s: a pass's p95 of 40 keys is its second slowest key, and moved by a
+ * third between runs; the median of five moves less than of three.
  */
-const PASSES = Number(process.env.DESK_BENCH_PAGE_PASSES ?? 3);
+const PASSES = Number(process.env.DESK_BENCH_PAGE_PASSES ?? 5);
 
 async function keystrokes(browser: Browser, base: string): Promise<BenchRow[] | null> {
   const shipped = readdirSync(join(harnessDir, 'templates'))
@@ -472,7 +497,11 @@ async function typingNeverBlocks(page: Page): Promise<BenchRow> {
  * The validator alone, through the page's checkSource (src/web/validator.ts,
  * bundled as a test module served from the page's origin), and the same
  * validation on the page's main thread: what a keystroke would block for
- * without the Worker.
+ * without the Worker. These rows have no goal: the absolute budgets they
+ * once had (16 ms a check up to 16 KiB, 100 ms at the cap) gave way to the
+ * keystroke rows' ratios to bare CodeMirror, measured side by side, which a
+ * busy machine cannot fail on its own. They stay to show the validator's
+ * share of a key, and that the Worker keeps the cap's check off the page.
  */
 async function validatorAlone(browser: Browser, base: string, editorMissing: boolean): Promise<BenchRow[]> {
   const probe = await bundleProbe(
@@ -511,9 +540,9 @@ async function validatorAlone(browser: Browser, base: string, editorMissing: boo
       );
     const rows: BenchRow[] = [];
     const quick = readFileSync(join(harnessDir, 'templates', 'quick-fix.yaml'), 'utf8');
-    for (const [label, source, name, goal] of [
-      ['quick-fix.yaml', quick, 'quick-fix', 16],
-      ['the 128 KiB cap', cap, 'big-chain', 100],
+    for (const [label, source, name] of [
+      ['quick-fix.yaml', quick, 'quick-fix'],
+      ['the 128 KiB cap', cap, 'big-chain'],
     ] as const) {
       const { check, main } = await time(source, name, name === 'quick-fix' ? 40 : 15);
       const p95 = percentile(check, 95);
@@ -524,8 +553,6 @@ async function validatorAlone(browser: Browser, base: string, editorMissing: boo
         baseline: round(percentile(main, 95)),
         baselineName: 'main thread, p95',
         ratio: round(p95 / percentile(main, 95)),
-        goal: `≤ ${goal} ms`,
-        ok: p95 <= goal,
       });
       if (name !== 'quick-fix') {
         rows.push({
