@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { cursorToLineEnd, editorCursor, editorText, sourceBox } from './editor-page.js';
+import { cursorToLineEnd, editorCursor, editorText, setEditorText, sourceBox } from './editor-page.js';
 import { browserMissing, pageListeners, type Served, usePage } from './harness.js';
 
 const missing = browserMissing();
@@ -226,6 +226,60 @@ describe.skipIf(missing !== null)('template editor (e2e)', () => {
     await page.getByRole('link', { name: 'Source' }).click();
     expect(asked).toBe(0);
     expect(await editorText(page, 'write')).toContain('(draft)');
+  });
+
+  /**
+   * Types `count` letters at the end of `line`, each waited for until its check has set the
+   * editor's status; answers the statuses the editor took and the page's layouts meanwhile.
+   */
+  async function typeChecked(name: string, line: string, count: number): Promise<{ statuses: string[]; layouts: number }> {
+    await cursorToLineEnd(page, name, line);
+    // into a comment: the problems stay as they are, so a key's only work is its own paint and check
+    await page.keyboard.type(' # ');
+    await expect.poll(() => page.locator('.editor').getAttribute('data-status')).toBe('valid');
+    await page.evaluate(() => {
+      const w = globalThis as unknown as { __statuses: string[] };
+      w.__statuses = [];
+      const editor = document.querySelector('.editor')!;
+      new MutationObserver(() => w.__statuses.push((editor as HTMLElement).dataset.status!)).observe(editor, { attributes: true, attributeFilter: ['data-status'] });
+    });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const layouts = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'LayoutCount')!.value;
+    const before = await layouts();
+    const settled = () => page.evaluate(() => (globalThis as unknown as { __statuses: string[] }).__statuses.filter((st) => st !== 'checking').length);
+    for (let i = 0; i < count; i++) {
+      await page.keyboard.press('KeyQ');
+      await expect.poll(settled).toBe(i + 1);
+    }
+    const after = await layouts();
+    await cdp.detach();
+    return { statuses: await page.evaluate(() => (globalThis as unknown as { __statuses: string[] }).__statuses), layouts: after - before };
+  }
+
+  it('a key lays the page out once: a check on the main thread never shows checking; the Worker’s does until it answers', async () => {
+    // the card preview's answer redraws its panel: not a key's work
+    await page.route('**/api/desk/templates/propose', (route) => route.abort());
+    const saved = await open('quick-fix');
+    const small = await typeChecked('quick-fix', 'profile: workspace_write', 20);
+    // every key's check ends valid without passing through checking
+    expect(small.statuses).toEqual(Array(20).fill('valid'));
+    // one layout a key (its paint), with a little room for the page's own: it was two a key when the
+    // status went checking and back, rewriting the Save hint after every paint
+    expect(small.layouts).toBeLessThanOrEqual(20 + 4);
+    // back to the saved text, so leaving does not ask
+    await setEditorText(page, 'quick-fix', saved);
+    await expect.poll(() => dot().isHidden()).toBe(true);
+
+    // over 16 KiB the check goes to the Worker and takes longer than a task: the status says so
+    const shipped = (await api('GET', '/templates/quick-fix')).json!.source as string;
+    const big = `${shipped.replace('name: quick-fix', 'name: long-notes')}${'# a long note, to pass 16 KiB\n'.repeat(700)}`;
+    expect(Buffer.byteLength(big)).toBeGreaterThan(16 * 1024);
+    expect((await api('PUT', '/templates/long-notes', { source: big })).status).toBe(200);
+    await open('long-notes');
+    const large = await typeChecked('long-notes', 'profile: workspace_write', 3);
+    expect(large.statuses).toContain('checking');
+    expect(large.statuses.at(-1)).toBe('valid');
   });
 
   it('leaving a template lets go of its editor: listeners on the document and window do not pile up', async () => {
