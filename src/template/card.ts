@@ -67,7 +67,9 @@ export function buildCard(
     loops: (template?.loops ?? []).map((l) => ({ cycle: [...l.cycle], nodes: [...l.nodes], bounds: l.bounds.map((b) => ({ ...b })), bounded: l.bounded })),
     cords: (template?.cords ?? []).map((c) => ({ from: c.from, to: c.to, line: c.line ?? null })),
     diff,
-    name_differs: header.name !== args.name,
+    // only a header that was read can differ: an unreadable source has no name to compare (its problem says why),
+    // and the page said "The header's name is not X" of a text whose `name:` line read X
+    name_differs: template != null && header.name !== args.name,
     purpose_differs: purposeArg !== undefined && purposeArg.trim() !== (header.purpose ?? '').trim(),
   };
 }
