@@ -237,12 +237,12 @@ describe.skipIf(missing !== null)('template editor (e2e)', () => {
     // into a comment: the problems stay as they are, so a key's only work is its own paint and check
     await page.keyboard.type(' # ');
     await expect.poll(() => page.locator('.editor').getAttribute('data-status')).toBe('valid');
-    await page.evaluate(() => {
-      const w = globalThis as unknown as { __statuses: string[] };
-      w.__statuses = [];
-      const editor = document.querySelector('.editor')!;
-      new MutationObserver(() => w.__statuses.push((editor as HTMLElement).dataset.status!)).observe(editor, { attributes: true, attributeFilter: ['data-status'] });
-    });
+    // every status the editor takes, in order (a string: the tests' TypeScript has no DOM types)
+    await page.evaluate(`{
+      window.__statuses = [];
+      const editor = document.querySelector('.editor');
+      new MutationObserver(() => window.__statuses.push(editor.dataset.status)).observe(editor, { attributes: true, attributeFilter: ['data-status'] });
+    }`);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
     const layouts = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'LayoutCount')!.value;
