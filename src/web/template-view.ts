@@ -287,9 +287,11 @@ export class TemplatePage {
     const editor = can('editor');
     if (!d.read_only && editor) {
       this.saveButton = h('button', { type: 'button', class: 'primary', 'aria-describedby': 'save-hint', onclick: () => void this.save() }, 'Save');
-      this.toolbar.append(
+      add(
+        this.toolbar,
         this.saveButton,
-        this.noteInput,
+        // a proposal's save is decided with its own note (the conductor reads it): a note typed here would be dropped
+        this.proposal ? null : this.noteInput,
         h('button', { type: 'button', onclick: () => this.revert() }, 'Revert edits'),
       );
     }
@@ -399,7 +401,6 @@ export class TemplatePage {
         const p = this.proposal;
         await this.write<ProposalAnswer>('POST', `/proposals/${enc(p.id)}/save`, { body: { source: text }, ...(etag ? { ifMatch: etag } : { ifNoneMatch: '*' as const }) }, (b) => b.etag);
         this.proposal = null;
-        this.noteInput.value = '';
         await this.refresh(`Saved the proposal ${p.name} to the library; it is decided.`);
         return;
       }

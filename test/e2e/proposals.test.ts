@@ -117,6 +117,9 @@ describe.skipIf(missing !== null)('proposals view (e2e)', () => {
     await page.locator(`.proposal-open[data-proposal="${id}"]`).waitFor();
     await expect.poll(() => editorText(page, 'quick-fix')).toContain('profile: nope');
     await page.locator('.page-head h2 .unsaved-dot').waitFor({ state: 'visible' });
+    // the proposal's save carries its own note: no note field to type into and lose
+    const noteField = page.getByRole('textbox', { name: 'Note for the history (optional, one line)' });
+    expect(await noteField.count()).toBe(0);
     const fixed = (await editorText(page, 'quick-fix')).replace('profile: nope', 'profile: workspace_write').replace(/^ {2}purpose: .*$/m, '  purpose: fixed by the operator');
     await setEditorText(page, 'quick-fix', fixed);
     const editorSave = page.getByRole('button', { name: 'Save', exact: true });
@@ -128,6 +131,8 @@ describe.skipIf(missing !== null)('proposals view (e2e)', () => {
     // the page followed its own save: no conflict
     await page.locator('.page-head h2 .badge[data-state="edited"]').waitFor();
     expect(await page.locator('.conflict').count()).toBe(0);
+    // decided: the next save is the template's own, with its note field back
+    expect(await noteField.count()).toBe(1);
   });
 
   it('a save that meets a template made meanwhile under that name is refused, and the proposal stays pending', async () => {
