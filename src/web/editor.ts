@@ -210,9 +210,9 @@ export class Editor {
   /**
    * The check of the text as it stands once the key is painted. The key's
    * own task only updates CodeMirror (and the unsaved dot when it turns on
-   * or off); the status goes to `checking`, the check runs (a few
-   * milliseconds for a shipped template, more in a busy moment) and the
-   * problems are drawn in the task after the paint. A check on the main
+   * or off); the check runs (a few milliseconds for a shipped template,
+   * more in a busy moment) and the status and the problems are drawn in
+   * the task after the paint. A check on the main
    * thread ends in that same task (its awaits are microtasks), so the
    * status only turns `checking` when the check is still running a task
    * later (the Worker's): set and unset within one task it was never seen,

@@ -318,7 +318,7 @@ export class TemplatePage {
     const reason =
       st === 'clean' ? 'No changes to save.' : st === 'checking' ? 'Checking…' : st === 'invalid' ? 'Fix the errors before saving.' : st === 'unchecked' ? 'Not checked; the service validates on save.' : 'Valid.';
     this.saveButton.disabled = st === 'clean' || st === 'checking' || st === 'invalid';
-    // each key passes through `checking` and back: the same words are not written again, so the toolbar is not laid out again
+    // every key's check sets the status, mostly to what it was: the same words are not written again, so the toolbar is not laid out again
     if (this.saveHint.textContent !== reason) this.saveHint.textContent = reason;
     this.saveHint.dataset.status = st;
   }
