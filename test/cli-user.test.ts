@@ -3,7 +3,7 @@
  * token once and writes only its hash; list, remove, rotate; the file's
  * comments survive; a bad call changes nothing.
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,16 @@ describe('desk-library user', () => {
     const r2 = await run('user', 'add', 'carl', '--role', 'conductor', '--users-file', file);
     expect(r2.code).toBe(0);
     expect(r2.out.trim()).not.toBe(token);
+  });
+
+  it('a rewrite keeps the file’s own mode and leaves no temporary file beside it', async () => {
+    const sub = await mkdtemp(join(dir, 'mode-'));
+    const file = join(sub, 'users.yaml');
+    await writeFile(file, 'users: []\n');
+    await chmod(file, 0o640);
+    expect((await run('user', 'add', 'ann', '--role', 'viewer', '--users-file', file)).code).toBe(0);
+    expect((await stat(file)).mode & 0o777).toBe(0o640);
+    expect(await readdir(sub)).toEqual(['users.yaml']);
   });
 
   it('list shows names, roles and addresses, never a hash', async () => {

@@ -7,11 +7,10 @@
  * over it: a running service (which reads it again when it changes) never
  * reads half of it.
  */
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { type Document, isSeq, parseDocument, YAMLMap } from 'yaml';
+import { writeDurable } from '../library/disk/atomic-write.js';
 import { newToken, parseUsers, tokenDigest, USER_NAME, USER_ROLES, type UserRole } from '../http/users.js';
 import { EXIT, type Io } from './io.js';
 
@@ -125,22 +124,13 @@ async function load(file: string, create: boolean): Promise<{ doc: Document; use
   return { doc, users };
 }
 
-/** Writes `text` to a temporary file beside `file`, flushed, then renamed over it; keeps the file's mode (a new one is 0600). */
+/** Writes the file whole (a temp file flushed, then renamed over it), keeping its mode (a new one is 0600). */
 async function write(file: string, text: string): Promise<string | null> {
-  const tmp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const mode = await stat(file).then((s) => s.mode & 0o777, () => 0o600);
-    const fh = await open(tmp, 'wx', mode);
-    try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, file);
+    await writeDurable(file, text, mode);
     return null;
   } catch (e) {
-    await rm(tmp, { force: true });
     return `${file}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, rename, rm, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { DeskError } from '../../errors.js';
 import { type FsContext, fault, fsyncDir, lstatOrNull, mapFsError, safeDir, safeTarget } from './fs-safe.js';
 
@@ -24,6 +24,32 @@ export async function writeFileAtomic(ctx: FsContext, segs: readonly string[], d
   const tmp = await writeTemp(ctx, target.dir, segs[segs.length - 1]!, data, step);
   await renameTemp(ctx, tmp, target.path, step);
   await flushDir(ctx, target.dir, `${step}:fsync-dir`);
+}
+
+/**
+ * A whole file at a path outside the library root's checked folders (a
+ * journal in `.git`, the users file): a temp file beside it, written and
+ * flushed, renamed over it, the folder flushed. A reader finds the old file
+ * or the new one, never part of one, and the new one survives a crash once
+ * this returns. Errors are the file system's own; the temp file is removed.
+ */
+export async function writeDurable(path: string, data: string, mode = 0o644): Promise<void> {
+  const dir = dirname(path);
+  const tmp = join(dir, `${TEMP_PREFIX}${basename(path)}-${randomBytes(6).toString('hex')}`);
+  try {
+    const fh = await open(tmp, 'wx', mode);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => {});
+    throw e;
+  }
+  await fsyncDir(dir);
 }
 
 /**

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeDurable } from '../disk/atomic-write.js';
 import { isRoleName, isTemplateName } from '../../template/names.js';
 import type { Diverged, DivergedAt, DivergedReason } from './sync-round.js';
 
@@ -53,11 +53,8 @@ export async function loadDiverged(gitDir: string): Promise<Diverged> {
 }
 
 /** Written whole and renamed over: a crash leaves the old list or the new. */
-export async function saveDiverged(gitDir: string, d: Diverged): Promise<void> {
-  const path = join(gitDir, STORE);
-  const tmp = `${path}.${randomBytes(4).toString('hex')}`;
-  await writeFile(tmp, JSON.stringify(d));
-  await rename(tmp, path);
+export function saveDiverged(gitDir: string, d: Diverged): Promise<void> {
+  return writeJsonDurable(join(gitDir, STORE), d);
 }
 
 /** Credentials in a URL stay out of answers, logs and commit messages. */
@@ -108,17 +105,9 @@ export function saveRound(gitDir: string, j: RoundJournal): Promise<void> {
   return writeJsonDurable(join(gitDir, ROUND), j);
 }
 
-/** `value` as JSON at `path`, on disk before it returns: a temp file written and flushed, then renamed over it (a journal is whole or absent). */
-export async function writeJsonDurable(path: string, value: unknown): Promise<void> {
-  const tmp = `${path}.${randomBytes(4).toString('hex')}`;
-  const fh = await open(tmp, 'w');
-  try {
-    await fh.writeFile(JSON.stringify(value));
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, path);
+/** `value` as JSON at `path`, on disk before it returns (a journal is whole or absent). */
+export function writeJsonDurable(path: string, value: unknown): Promise<void> {
+  return writeDurable(path, JSON.stringify(value));
 }
 
 export async function clearRound(gitDir: string): Promise<void> {
