@@ -8,8 +8,9 @@
  * Parsing collects every problem rather than stopping at the first, so a
  * refused start (or a refused reload) names them all.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { parseDocument } from 'yaml';
+import { sha256Hex } from '../library/disk/markers.js';
 
 /** From the least to the most: each role may do what the one before may. */
 export const USER_ROLES = ['viewer', 'conductor', 'editor'] as const;
@@ -42,7 +43,7 @@ export const TOKEN_USER_NAME = 'desk';
 export const hasRole = (user: Pick<DeskUser, 'role'>, needed: UserRole): boolean => USER_ROLES.indexOf(user.role) >= USER_ROLES.indexOf(needed);
 
 /** The hex sha256 of a token, as `token_sha256` holds it. */
-export const tokenDigest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+export const tokenDigest = (token: string): string => sha256Hex(token);
 
 /** A new token: 32 random bytes, base64url (43 characters). */
 export const newToken = (): string => randomBytes(32).toString('base64url');
