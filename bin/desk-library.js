@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// The command line: runs the compiled CLI (npm run build makes dist/).
+// The command line: runs the compiled CLI (npm run build makes dist/). The
+// module runs main() itself only when it is the script Node started, so
+// imported here it waits for this call.
 let cli;
 try {
   cli = await import('../dist/src/cli.js');
@@ -8,7 +10,4 @@ try {
   process.stderr.write('desk-library: not built yet; run `npm run build` first\n');
   process.exit(2);
 }
-process.exitCode = await cli.main(process.argv.slice(2), {
-  out: (s) => process.stdout.write(s),
-  err: (s) => process.stderr.write(s),
-});
+process.exitCode = await cli.main(process.argv.slice(2), cli.processIo);

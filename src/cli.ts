@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { isProcessEntry, processIo } from './cli/entry.js';
 import { EXIT, type Io } from './cli/io.js';
 import { validateCommand } from './cli/validate.js';
 import { USER_HELP, userCommand } from './cli/user.js';
@@ -9,6 +10,7 @@ import type { UpgradePlanAnswer, UpgradeResultAnswer } from './schema/upgrade.js
 import { packageVersion } from './paths.js';
 import { templateJsonSchema } from './template/schema.js';
 
+export { processIo } from './cli/entry.js';
 export { EXIT, type Io } from './cli/io.js';
 export { formatProblem, summary } from './cli/text.js';
 
@@ -200,3 +202,8 @@ function upgradeText(plan: UpgradePlanAnswer, result: UpgradeResultAnswer | null
   }
   return lines.join('\n') + '\n';
 }
+
+// Started as a script (`node dist/src/cli.js validate …`, as a CI step may call it) the module runs
+// the CLI itself, so that call can never print nothing and exit 0; imported (bin/desk-library.js,
+// tests) it only exports main(), which the importer runs.
+if (isProcessEntry(import.meta.url)) process.exitCode = await main(process.argv.slice(2), processIo);
