@@ -14,7 +14,7 @@ export { processIo } from './cli/entry.js';
 export { EXIT, type Io } from './cli/io.js';
 export { formatProblem, summary } from './cli/text.js';
 
-const USAGE = `usage: desk-library validate [--format text|json|sarif|github] [--library DIR] [--name NAME] FILE|DIR|-...
+const USAGE = `usage: desk-library validate [--format text|json|sarif|github] [--library DIR] [--name NAME] [--allow-empty] FILE|DIR|-...
        desk-library upgrade --library DIR [--dry-run] [--format text|json] [--fail-on-skipped]
        desk-library schema
        desk-library serve
@@ -31,7 +31,7 @@ user      keep the users file (DESK_USERS_FILE): add, list, remove, rotate a tok
 
 /** Each command's own help, printed to stdout with exit 0 for `COMMAND --help`. */
 const HELP = {
-  validate: `usage: desk-library validate [--format text|json|sarif|github] [--library DIR] [--name NAME] FILE|DIR|-...
+  validate: `usage: desk-library validate [--format text|json|sarif|github] [--library DIR] [--name NAME] [--allow-empty] FILE|DIR|-...
 
 Checks template files with the service's validator, one line per problem
 (FILE:LINE:COL: SEVERITY CODE: MESSAGE) and a summary line. A folder is
@@ -47,10 +47,13 @@ read is file.unreadable.
   --library DIR    also know the roles and templates of the library root DIR
   --name NAME      the file name stdin is checked and shown as
                    (templates/quick-fix.yaml, or quick-fix)
+  --allow-empty    let a run that finds no file pass (exit 0); without it,
+                   no *.yaml file under every FILE given is exit 2, and a
+                   folder without one beside others is a warning on stderr
   -h, --help       this help
 
-exit  0 no errors (warnings allowed), 1 errors found, 2 usage error or
-      unreadable file.
+exit  0 no errors (warnings allowed), 1 errors found, 2 usage error,
+      unreadable file, or no file found (without --allow-empty).
 `,
   upgrade: `usage: desk-library upgrade --library DIR [--dry-run] [--format text|json] [--fail-on-skipped]
 

@@ -44,14 +44,20 @@ export function notLoaded(file: string, bareNameAllowed = false): string | null 
   return null;
 }
 
-/** Every input, in the order given; a folder's files in name order. */
-export async function collectInputs(args: readonly string[], opts: InputOptions): Promise<Input[]> {
-  const out: Input[] = [];
+/**
+ * Every input, in the order given, a folder's files in name order; and the
+ * folders that gave none, so a run pointed at the wrong folder is not
+ * mistaken for a clean one.
+ */
+export async function collectInputs(args: readonly string[], opts: InputOptions): Promise<{ inputs: Input[]; empty: string[] }> {
+  const inputs: Input[] = [];
+  const empty: string[] = [];
   for (const arg of args) {
-    if (arg === '-') out.push(await fromStdin(opts));
-    else out.push(...(await fromPath(arg)));
+    const got = arg === '-' ? [await fromStdin(opts)] : await fromPath(arg);
+    if (got.length === 0) empty.push(arg);
+    inputs.push(...got);
   }
-  return out;
+  return { inputs, empty };
 }
 
 async function fromStdin(opts: InputOptions): Promise<Input> {

@@ -16,12 +16,12 @@ type Format = (typeof FORMATS)[number];
 /** `desk-library validate`: every input checked, printed in one format; `usage` prints a usage error and gives its exit code. */
 export async function validateCommand(args: string[], io: Io, usage: (why: string) => number): Promise<number> {
   let files: string[];
-  let values: { format?: string | undefined; library?: string | undefined; name?: string | undefined };
+  let values: { format?: string | undefined; library?: string | undefined; name?: string | undefined; 'allow-empty'?: boolean | undefined };
   try {
     const p = parseArgs({
       args,
       allowPositionals: true,
-      options: { format: { type: 'string', default: 'text' }, library: { type: 'string' }, name: { type: 'string' } },
+      options: { format: { type: 'string', default: 'text' }, library: { type: 'string' }, name: { type: 'string' }, 'allow-empty': { type: 'boolean' } },
     });
     files = p.positionals;
     values = p.values;
@@ -35,7 +35,13 @@ export async function validateCommand(args: string[], io: Io, usage: (why: strin
   if (stdins > 1) return usage('- (stdin) can be given once');
   if (values.name !== undefined && stdins === 0) return usage('--name names stdin: give - as a FILE');
 
-  const inputs = await collectInputs(files, { name: values.name, stdin: io.stdin ?? process.stdin });
+  const { inputs, empty } = await collectInputs(files, { name: values.name, stdin: io.stdin ?? process.stdin });
+  // No file at all is a CI step pointed at the wrong place, not a clean library (docs/operations.md).
+  if (inputs.length === 0 && !values['allow-empty']) {
+    io.err(`desk-library: no template file to check: no *.yaml file under ${files.join(', ')} (--allow-empty lets that pass)\n`);
+    return EXIT.usage;
+  }
+  for (const dir of inputs.length ? empty : []) io.err(`desk-library: warning: no *.yaml file under ${dir}\n`);
 
   let catalogue: Catalogue;
   try {
@@ -51,7 +57,6 @@ export async function validateCommand(args: string[], io: Io, usage: (why: strin
     return { file: input.label, valid, problems };
   });
   const code = results.some(isUnreadable) ? EXIT.usage : results.some((r) => !r.valid) ? EXIT.problems : EXIT.ok;
-  if (results.length === 0) io.err(`desk-library: no *.yaml file under ${files.join(', ')}\n`);
 
   if (format === 'text') textReport(results, io);
   else if (format === 'json') io.out(JSON.stringify(results, null, 2) + '\n');
