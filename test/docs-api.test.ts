@@ -41,4 +41,35 @@ describe('docs/api.md', () => {
     for (const r of routes) expect(doc, r).toContain(`### \`${r}`);
     await app.close();
   });
+
+  // Generated clients copy the summary into their docs: it must say what the section says.
+  test("each operation's OpenAPI summary is the first sentence of its section", async () => {
+    const app = await buildApp({ library: { root: null } as unknown as Library, web: false });
+    await app.ready();
+    const doc3 = app.swagger() as { paths: Record<string, Record<string, { summary?: string }>> };
+    await app.close();
+    const checked: string[] = [];
+    for (const [path, ops] of Object.entries(doc3.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const route = `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`;
+        expect({ route, summary: plain(op.summary ?? '') }).toEqual({ route, summary: plain(firstSentence(route)) });
+        checked.push(route);
+      }
+    }
+    expect(checked.length).toBeGreaterThanOrEqual(40);
+  });
 });
+
+/** The first sentence of the section `### \`ROUTE…\``: its first paragraph up to the first full stop that ends a sentence. */
+function firstSentence(route: string): string {
+  const at = doc.indexOf(`### \`${route}`);
+  if (at === -1) return '';
+  const body = doc.slice(doc.indexOf('\n', at) + 1).replace(/^\n+/, '');
+  const paragraph = body.slice(0, body.indexOf('\n\n'));
+  return /^([\s\S]+?\.)(?=\s|$)/.exec(paragraph)?.[1] ?? paragraph;
+}
+
+/** Text without Markdown's code and bold marks, one space between words, no closing full stop. */
+function plain(s: string): string {
+  return s.replace(/`|\*\*/g, '').replace(/\s+/g, ' ').trim().replace(/\.$/, '');
+}

@@ -89,7 +89,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
     '/templates/:name',
     {
       schema: {
-        summary: 'Delete an operator-only (custom) template; a shipped name is reset instead',
+        summary: 'Delete an operator-only (custom) template; a shipped name is refused with not_custom (reset it instead)',
         tags: ['templates'],
         params: TemplateParams,
         headers: IfMatchHeaders,
