@@ -2,6 +2,9 @@
  * Desks on one remote, driven through the API: what test/sync.test.ts and
  * test/sync-shared.test.ts both need.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import type { App } from '../src/app.js';
 import type { Library } from '../src/library/types.js';
@@ -43,4 +46,51 @@ export async function save(d: Desk, name: string, source: string, etag?: string)
   const r = await d.app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source }, headers: etag ? { 'if-match': etag } : {} });
   expect(r.statusCode, r.body).toBe(200);
   return { ...r.json(), etag: r.headers.etag as string };
+}
+
+/** git in `cwd` as a teammate would run it (author Teammate), output trimmed. */
+export const gitIn = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-C', cwd, '-c', 'user.name=Teammate', '-c', 'user.email=t@example.com', ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).trim();
+
+/** git in a desk's library root. */
+export const gitOf = (d: Desk, ...args: string[]): string => gitIn(d.fx.root!, ...args);
+
+/** The desk stopped and started again on `remote`, as a restart of the service. */
+export async function restart(d: Desk, remote: string): Promise<void> {
+  await d.app.close();
+  d.app = await d.fx.open({ sync: { remote, intervalMs: HOUR } });
+  await d.app.ready();
+}
+
+export function fsckClean(d: Desk): void {
+  expect(() => gitOf(d, 'fsck', '--no-dangling', '--no-progress')).not.toThrow();
+}
+
+export interface Teammate {
+  dir: string;
+  write(path: string, text: string | Buffer): void;
+  remove(path: string): void;
+  push(message: string): void;
+}
+
+/** A teammate's plain `git clone` of the team's repository, in a folder of `dir`, pushing by hand. */
+export function teammate(dir: string, bare: string): Teammate {
+  const tm = join(dir, `teammate-${Math.random().toString(36).slice(2)}`);
+  execFileSync('git', ['clone', '-q', bare, tm]);
+  return {
+    dir: tm,
+    write(path, text) {
+      mkdirSync(dirname(join(tm, path)), { recursive: true });
+      writeFileSync(join(tm, path), text);
+    },
+    remove(path) {
+      rmSync(join(tm, path), { force: true });
+    },
+    push(message) {
+      gitIn(tm, 'pull', '-q', '--no-rebase');
+      gitIn(tm, 'add', '-A');
+      gitIn(tm, 'commit', '-q', '-m', message);
+      gitIn(tm, 'push', '-q', 'origin', 'HEAD:main');
+    },
+  };
 }

@@ -37,6 +37,7 @@ export const DivergedDetailSchema = Type.Object(
     problems: Type.Array(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false }), {
       description: "for `invalid`: the validator's errors in the remote's version",
     }),
+    size: Type.Optional(Type.Integer({ minimum: 0, description: "for `too_large`: the size in bytes of the remote's file over its cap, which is never read" })),
   },
   { additionalProperties: false },
 );
@@ -96,6 +97,9 @@ export const DivergedTemplateSchema = Type.Object(
     base_source: Type.Union([Type.String(), Type.Null()], { description: 'what loaded at the merge base, the same way; null when there is none' }),
     reason: DivergedReasonSchema,
     problems: DivergedDetailSchema.properties.problems,
+    remote_size: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "the size in bytes of the remote's file; null when it has none. For `too_large` `remote_source` is null and this says how large it is",
+    }),
   },
   { additionalProperties: false },
 );
@@ -115,6 +119,9 @@ export const DivergedRoleSchema = Type.Object(
     base_files: Type.Union([RoleFilesSchema], { description: 'the same at the merge base' }),
     reason: DivergedReasonSchema,
     problems: DivergedDetailSchema.properties.problems,
+    remote_size: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "the size in bytes of the remote's role.md; null when it has none. For `too_large` `remote_files` is null and this says how large the file over the cap is",
+    }),
   },
   { additionalProperties: false },
 );

@@ -63,13 +63,17 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
     },
   );
 
-  /** A diverged template: its entry and where its conflict came from; state_conflict when it is not diverged. */
+  /**
+   * A diverged template: its entry (null when this desk has no copy and a
+   * teammate's new version waits for a decision) and where its conflict came
+   * from; state_conflict when it is not diverged.
+   */
   const diverged = async (name: string) => {
     const s = need();
     const entry = await library.getTemplate(name);
-    if (!entry) throw notFound('template', name);
     const d = await s.divergedTemplate(name);
-    if (!d) throw new DeskError('state_conflict', `'${name}' is ${entry.state}, not diverged`);
+    if (!entry && !d) throw notFound('template', name);
+    if (!d) throw new DeskError('state_conflict', `'${name}' is ${entry!.state}, not diverged`);
     return { s, entry, d };
   };
 
@@ -85,7 +89,7 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
     },
     async (req) => {
       const { d } = await diverged(req.params.name);
-      const { form: _form, ...rest } = d;
+      const { form: _form, size: _size, ...rest } = d;
       return { name: req.params.name, ...rest };
     },
   );
@@ -103,6 +107,8 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
     async (req) => {
       const { name } = req.params;
       const { entry, d } = await diverged(name);
+      // nothing here to rebase: open the remote's text in the editor, fix and save it, or keep (none)
+      if (!entry) throw notFound('template', name);
       // the remote removed it: rebasing onto nothing is the remote's side, an empty text
       return rebaseAnswer(library, name, entry.source, d.base_source ?? '', d.remote_source ?? '', 'remote');
     },
@@ -111,7 +117,7 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
   /** Keep mine or take theirs, for a template: If-Match against what loads here; answers the sync status. */
   const decideTemplate = async (name: string, header: string | string[] | undefined, who: string, theirs: boolean) => {
     const { s, entry, d } = await diverged(name);
-    if (!ifMatchPasses(ifMatch(header), entry.etag)) throw new DeskError('precondition_failed', `${name} changed since it was read`);
+    if (!ifMatchPasses(ifMatch(header), entry?.etag ?? null)) throw new DeskError('precondition_failed', `${name} changed since it was read`);
     // a version that does not validate here, or that is over the cap, is not taken: rebase it, or keep this desk's copy
     if (theirs && d.reason === 'invalid') throw new DeskError('invalid_template', `the remote's version of ${name} is not valid here; rebase it or keep this desk's copy`, { problems: d.problems.map((x) => ({ code: x.code as ProblemCode, severity: 'error' as const, message: x.message, path: '' })) });
     if (theirs && d.reason === 'too_large') throw new DeskError('state_conflict', `the remote's version of ${name} is over the size cap; keep this desk's copy, or shrink it on the remote`);
@@ -180,7 +186,7 @@ export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Lib
         if (!role) throw notFound('role', req.params.name);
         throw new DeskError('state_conflict', `role '${req.params.name}' is ${role.state}, not diverged`);
       }
-      const { form: _form, ...rest } = d;
+      const { form: _form, size: _size, ...rest } = d;
       return { name: req.params.name, ...rest };
     },
   );

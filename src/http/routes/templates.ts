@@ -9,6 +9,7 @@ import type { Library, WriteOptions } from '../../library/types.js';
 import { SaveNote, TemplateAnswerSchema, TemplateListSchema } from '../../schema/templates.js';
 import { ifMatch, precondition, templateAnswer, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
+import { DeskError } from '../../errors.js';
 import { errorResponses, TemplateParams } from '../schemas.js';
 import { whoOf } from '../auth.js';
 
@@ -52,6 +53,9 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
     },
     async (req, reply) => {
       const d = await library.getTemplate(req.params.name, { card: true });
+      if (!d && library.syncFiles?.divergedWhy('templates', req.params.name)) {
+        throw new DeskError('not_found', `no template named '${req.params.name}' loads here; a teammate's version of it waits for a decision: GET /api/desk/sync/templates/${req.params.name}`);
+      }
       if (!d) throw notFound('template', req.params.name);
       withEtag(reply, d.etag);
       return templateAnswer(d);

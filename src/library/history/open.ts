@@ -6,7 +6,8 @@ import type { LockHolder } from '../disk/lock-holder.js';
 import { LOCK_FILE } from '../disk/root-lock.js';
 import { CommitQueue, type Job } from './commit-queue.js';
 import { disabledHistory } from './disabled.js';
-import { GitMissingError, gitAt } from './git.js';
+import { type Git, GitMissingError, gitAt } from './git.js';
+import { readCap } from '../disk/fs-safe.js';
 import { fromEntry, Journal, toEntry } from './journal.js';
 import * as read from './read.js';
 import type { Recorder, RoundRecord } from './recorder.js';
@@ -34,6 +35,20 @@ export interface HistoryOptions {
 }
 
 export const DEFAULT_AUTHOR = 'desk <desk@localhost>';
+
+/** Those of the blobs whose size is over their path's read cap (readCap), asked of git without reading them. */
+async function overCap(git: Git, files: readonly { path: string; id: string }[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  if (!files.length) return out;
+  const r = await git.run(['cat-file', '--batch-check'], { input: files.map((f) => `${f.id}\n`).join('') });
+  if (r.code !== 0) return out;
+  const lines = r.stdout.toString('utf8').split('\n');
+  for (const [i, f] of files.entries()) {
+    const m = /^[0-9a-f]{40,64} blob (\d+)$/.exec(lines[i] ?? '');
+    if (m && Number(m[1]) > readCap(f.path)) out.add(f.path);
+  }
+  return out;
+}
 
 export function parseAuthor(s: string): { name: string; email: string } | null {
   const m = /^\s*([^<>\n]+?)\s*<([^<>\s]+)>\s*$/.exec(s);
@@ -116,12 +131,17 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   const disk = readAll(fs);
   const changed: Snapshot = new Map();
   for (const [p, b] of disk) if (!leave(p) && expected.get(p) !== blobId(b!, format)) changed.set(p, b);
+  const gone: string[] = [];
   for (const p of expected.keys()) {
     if (p === '.gitignore' || disk.has(p) || !ownedPath(p) || leave(p)) continue;
     // absent from the scan: really gone, or odd (a link, a FIFO) and left as committed
     const again = readPaths(fs, [p]);
-    if (again.get(p) === null) changed.set(p, null);
+    if (again.get(p) === null) gone.push(p);
   }
+  // a file over its cap was never written here (no write makes one; a sync never reads one): a teammate's, kept in HEAD
+  // undecided, whose absence here is no deletion made on this desk
+  const unread = await overCap(git, gone.map((p) => ({ path: p, id: expected.get(p)! })));
+  for (const p of gone) if (!unread.has(p)) changed.set(p, null);
   // entries of a teammate's files a fast-forward put in the index: flagged so git status does not list them as deleted
   await hideForeign(git).catch((e: Error) => logger.warn({ err: e.message }, 'history: the index was not updated; git status may list files of the remote as deleted'));
   const ignore = readPaths(fs, ['.gitignore']).get('.gitignore');

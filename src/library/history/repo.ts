@@ -148,3 +148,22 @@ export async function hideForeign(git: Git, paths?: readonly string[]): Promise<
   if (!todo.length) return;
   await git.ok(['update-index', '-z', '--skip-worktree', '--stdin'], { input: `${todo.join('\0')}\0` });
 }
+
+/**
+ * Marks skip-worktree those of `paths` that the index holds and the disk does
+ * not: a teammate's file of a name this desk keeps undecided and never wrote
+ * (one over its cap, `too_large`), which HEAD holds as the remote has it. So
+ * `git status` does not list it as deleted, as for the paths the service does
+ * not own. Only flags: no file is read or written.
+ */
+export async function hideAbsent(git: Git, paths: readonly string[]): Promise<void> {
+  if (!paths.length) return;
+  const listed = (await git.ok(['ls-files', '-v', '-z', '--', ...paths])).split('\0').filter(Boolean);
+  const root = dirname(git.gitDir);
+  const todo: string[] = [];
+  for (const line of listed) {
+    const p = line.slice(2);
+    if (line[0] === 'H' && !(await lstat(join(root, p)).catch(() => null))) todo.push(p);
+  }
+  if (todo.length) await git.ok(['update-index', '-z', '--skip-worktree', '--stdin'], { input: `${todo.join('\0')}\0` });
+}

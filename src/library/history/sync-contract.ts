@@ -52,6 +52,8 @@ export interface SyncFiles {
   problems(name: string, source: string): SyncProblem[];
   /** a role's files checked as a role save checks them; none when they would be taken */
   roleProblems(roleMd: Buffer, kit: Blob): SyncProblem[];
+  /** why a name is diverged, or null when it is not: a name with no copy here is diverged on a teammate's version alone */
+  divergedWhy(kind: 'templates' | 'roles', name: string): DivergedWhy | null;
   /** replaces the diverged names the readers answer (state.ts) */
   setDiverged(names: { templates: ReadonlyMap<string, DivergedWhy>; roles: ReadonlyMap<string, DivergedWhy> }): void;
   /** called when a write through the service settles a diverged name (writes.ts); returns an unsubscribe */

@@ -168,6 +168,7 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
         .map(({ code, message }) => ({ code, message })),
     roleProblems: (roleMd, kit) =>
       [...validateRoleMd(roleMd.toString('utf8')), ...validateKitText(kit?.toString('utf8') ?? null).problems].map(({ code, message }) => ({ code, message })),
+    divergedWhy: (kind, name) => ctx.diverged[kind].get(name) ?? null,
     setDiverged(names) {
       const before = ctx.diverged;
       ctx.diverged = { templates: new Map(names.templates), roles: new Map(names.roles) };

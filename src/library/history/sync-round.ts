@@ -28,6 +28,8 @@ export interface DivergedAt {
   reason: DivergedReason;
   /** the validator's errors for `invalid` (code and message), else none */
   problems: { code: string; message: string }[];
+  /** for `too_large`: the size in bytes of the remote's file that is over its cap (never read) */
+  size?: number;
   /**
    * 2: HEAD holds the remote's version of the name and this desk's copy is
    * only in the working tree (and in the commits before the merge). 1: an
@@ -58,8 +60,10 @@ export interface RoundResult {
   touched: { templates: string[]; roles: string[] };
   /** some name's files are neither side's as they were (a merge): no fast-forward then */
   ownFiles: boolean;
-  /** the remote's paths that are not written to disk, and why */
+  /** the remote's paths that are not written to disk, and why: every path of its head the service does not own, and the files this round left out */
   ignored: IgnoredPath[];
+  /** every file path the remote's head holds */
+  remotePaths: ReadonlySet<string>;
 }
 
 export interface RoundContext {
@@ -213,6 +217,18 @@ export async function blobAt(git: Git, commit: string | null, path: string): Pro
   }
 }
 
+/**
+ * The bytes of `path` in `commit` when it is at most `cap` bytes, and its size
+ * either way (git is asked the size first, so a file over the cap is never
+ * read); both null when the commit does not hold it or git cannot give it.
+ */
+export async function blobCapped(git: Git, commit: string | null, path: string, cap: number): Promise<{ bytes: Buffer | null; size: number | null }> {
+  if (commit === null) return { bytes: null, size: null };
+  const [s] = await sizes(git, [`${commit}:${path}`]).catch(() => [null]);
+  if (s?.type !== 'blob') return { bytes: null, size: null };
+  return { bytes: s.size > cap ? null : await blobAt(git, commit, path), size: s.size };
+}
+
 export async function revOrNull(git: Git, rev: string): Promise<string | null> {
   try {
     return (await git.line(['rev-parse', '-q', '--verify', `${rev}^{commit}`])) || null;
@@ -299,15 +315,16 @@ export function hostilePaths(tree: readonly TreeEntry[]): string[] {
  */
 export async function mergeRemote(rc: RoundContext, remote: string, diverged: Diverged): Promise<RoundResult> {
   const { git } = rc;
-  const result: RoundResult = { written: { templates: [], roles: [], plain: [] }, touched: { templates: [], roles: [] }, ownFiles: false, ignored: [] };
+  const remoteTree = await treeOf(git, remote);
+  const remoteIds = entriesOf(remoteTree);
+  const result: RoundResult = { written: { templates: [], roles: [], plain: [] }, touched: { templates: [], roles: [] }, ownFiles: false, ignored: [], remotePaths: new Set(remoteIds.keys()) };
+  // every round, a quiet one too: the list says what the remote holds that this desk does not load, not what the last merge brought
+  for (const [p, e] of remoteIds) if (!owned(p) && e.mode !== '160000') result.ignored.push({ path: p, reason: whyIgnored(p) });
   const head = await revOrNull(rc.git, 'HEAD');
   if (head && (await isAncestor(git, remote, head))) return result;
-  const remoteTree = await treeOf(git, remote);
   const bad = hostilePaths(remoteTree);
   if (bad.length) throw new HostileTreeError(remote, bad);
   const base = head ? await mergeBase(git, head, remote) : null;
-  const remoteIds = entriesOf(remoteTree);
-  for (const [p, e] of remoteIds) if (!owned(p) && e.mode !== '160000') result.ignored.push({ path: p, reason: whyIgnored(p) });
   const templates = new Set<string>();
   const roles = new Set<string>();
   const plain = new Set<string>();
@@ -355,6 +372,7 @@ const CHUNK = 256;
 
 const TOO_LARGE = { kind: 'conflict', why: 'too_large' } as const;
 const UNREADABLE = { kind: 'conflict', why: 'unreadable' } as const;
+const oddOutcome = (x: OddBlob) => (x.why === 'too_large' ? TOO_LARGE : UNREADABLE);
 
 /** The reason a conflict outcome is kept under (docs/api.md, Sync). */
 const REASON: Record<'lines' | 'invalid' | 'deleted' | 'too_large' | 'unreadable', DivergedReason> = {
@@ -389,10 +407,12 @@ async function decideEach(rc: RoundContext, files: SyncRound, c: Changed, diverg
     if (rc.stopping?.()) throw new Error('the service is stopping; the round goes on at the next start');
   };
   rc.progress?.(0, total);
-  const mark = (kind: 'templates' | 'roles', name: string, paths: readonly string[], out: Outcome<unknown>, problems: DivergedAt['problems']) => {
+  const mark = (kind: 'templates' | 'roles', name: string, paths: readonly string[], out: Outcome<unknown>, problems: DivergedAt['problems'], remoteOdd: OddBlob | null) => {
     const had = diverged[kind][name];
-    if (out.kind === 'conflict') diverged[kind][name] = { base, remote, reason: REASON[out.why], problems, form: 2 };
-    else delete diverged[kind][name];
+    if (out.kind === 'conflict') {
+      const size = out.why === 'too_large' && remoteOdd?.size != null ? { size: remoteOdd.size } : {};
+      diverged[kind][name] = { base, remote, reason: REASON[out.why], problems, form: 2, ...size };
+    } else delete diverged[kind][name];
     // HEAD takes the remote's version of a name left diverged (this desk's copy stays on disk, undecided), and of one
     // settled because the remote now holds this desk's copy
     if (out.kind === 'conflict' || had) for (const p of paths) refs.set(p, remoteIds.get(p) ?? null);
@@ -431,12 +451,15 @@ async function decideEach(rc: RoundContext, files: SyncRound, c: Changed, diverg
       const wasDiverged = name in diverged.templates;
       const remoteSide = { yaml: blob(y.r), marker: blob(m.r) };
       const bad = odd(y.b, m.b, y.r, m.r);
+      const remoteOdd = odd(y.r, m.r);
       // rolling forward, a name decides from HEAD's files; a diverged name's copy is only on disk
       const fromHead = headIds && !wasDiverged && !odd(y.h, m.h) ? { yaml: blob(y.h), marker: blob(m.h) } : null;
       const decide = (disk: TemplateSide): Outcome<TemplateSide> => {
         const local = fromHead ?? disk;
+        // before any comparison: an unread remote file is no "absent", and "absent here == absent there" would drop it
+        if (remoteOdd) return oddOutcome(remoteOdd);
         if (same(local.yaml, remoteSide.yaml) && same(local.marker, remoteSide.marker)) return { kind: 'keep' };
-        if (bad) return bad.why === 'too_large' ? TOO_LARGE : UNREADABLE;
+        if (bad) return oddOutcome(bad);
         if (wasDiverged) return againstDiverged(local.yaml, remoteSide.yaml, mc.valid);
         return mergeTemplate({ yaml: blob(y.b), marker: blob(m.b) }, local, remoteSide, mc);
       };
@@ -444,7 +467,7 @@ async function decideEach(rc: RoundContext, files: SyncRound, c: Changed, diverg
       if (out.kind === 'write' && out.how === 'merged') result.ownFiles = true;
       if (out.kind === 'write') result.written.templates.push(name);
       const problems = out.kind === 'conflict' && out.why === 'invalid' && remoteSide.yaml ? rc.files.problems(name, remoteSide.yaml.toString('utf8')) : [];
-      mark('templates', name, templatePaths(name), out, problems);
+      mark('templates', name, templatePaths(name), out, problems, remoteOdd);
       step();
     }
   }
@@ -455,13 +478,15 @@ async function decideEach(rc: RoundContext, files: SyncRound, c: Changed, diverg
       const b = { role_md: blob(md.b), kit: blob(kit.b), marker: blob(marker.b) };
       const r = { role_md: blob(md.r), kit: blob(kit.r), marker: blob(marker.r) };
       const bad = odd(md.b, kit.b, marker.b, md.r, kit.r, marker.r);
+      const remoteOdd = odd(md.r, kit.r, marker.r);
       const wasDiverged = name in diverged.roles;
       const fromHead = headIds && !wasDiverged && !odd(md.h, kit.h, marker.h) ? { role_md: blob(md.h), kit: blob(kit.h), marker: blob(marker.h) } : null;
       const problems = r.role_md ? rc.files.roleProblems(r.role_md, r.kit) : [];
       const decide = (disk: RoleSide): Outcome<RoleSide> => {
         const local = fromHead ?? disk;
+        if (remoteOdd) return oddOutcome(remoteOdd);
         if (same(local.role_md, r.role_md) && same(local.kit, r.kit) && same(local.marker, r.marker)) return { kind: 'keep' };
-        if (bad) return bad.why === 'too_large' ? TOO_LARGE : UNREADABLE;
+        if (bad) return oddOutcome(bad);
         if (wasDiverged) return { kind: 'conflict', why: r.role_md === null ? 'deleted' : problems.length ? 'invalid' : 'lines' };
         // a role is small and its kit is JSON: a change on both sides is a conflict, never a line merge
         const one = oneSide(b, local, r) ?? { kind: 'conflict', why: 'lines' };
@@ -469,7 +494,7 @@ async function decideEach(rc: RoundContext, files: SyncRound, c: Changed, diverg
       };
       const out = await files.role(name, decide, { found: !headIds && !wasDiverged });
       if (out.kind === 'write') result.written.roles.push(name);
-      mark('roles', name, rolePaths(name), out, out.kind === 'conflict' && out.why === 'invalid' ? problems : []);
+      mark('roles', name, rolePaths(name), out, out.kind === 'conflict' && out.why === 'invalid' ? problems : [], remoteOdd);
       step();
     }
   }

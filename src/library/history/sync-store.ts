@@ -34,6 +34,7 @@ const entry = (at: DivergedAt): DivergedAt => ({
   reason: REASONS.includes(at.reason) ? at.reason : 'conflict',
   problems: Array.isArray(at.problems) ? at.problems.filter((p) => typeof p?.code === 'string' && typeof p.message === 'string').slice(0, 20).map(({ code, message }) => ({ code, message })) : [],
   form: at.form === 2 ? 2 : 1,
+  ...(Number.isSafeInteger(at.size) && at.size! >= 0 ? { size: at.size } : {}),
 });
 
 /** Only entries this code could have written: a name the unit rules accept, commits as hex. Anything else reads as none. */

@@ -4,7 +4,9 @@ import type { RoundProgress, SyncStatus } from '../../schema/sync.js';
 import type { Library } from '../types.js';
 import { type Git, GitError, gitAt } from './git.js';
 import { clearRound, loadDiverged, loadRound, remoteLabel, saveDiverged, saveRound } from './sync-store.js';
-import { blobAt, type Diverged, type DivergedAt, type IgnoredPath, isAncestor, mergeRemote, revOrNull } from './sync-round.js';
+import { hideAbsent, ownedPath } from './repo.js';
+import { blobAt, blobCapped, type Diverged, type DivergedAt, type IgnoredPath, isAncestor, mergeRemote, revOrNull } from './sync-round.js';
+import { readCap } from '../disk/fs-safe.js';
 import type { DivergedDetail } from '../../schema/sync.js';
 import { rolePaths, templatePaths } from '../layout.js';
 import type { DivergedNames } from '../state.js';
@@ -248,7 +250,8 @@ export class LibrarySync {
     // the journal goes once HEAD holds the merge; a commit still waiting for its retry keeps it, and the next round rolls it forward
     const head = await revOrNull(this.git, 'HEAD');
     if (head && (await isAncestor(this.git, remote, head))) await clearRound(gitDir);
-    this.noteIgnored(r.ignored);
+    await this.hideUnread();
+    this.noteIgnored(r);
     const detail = this.noteDiverged(before);
     // after the merge commit: what a reader announces of them is already in HEAD
     await this.library.syncFiles!.plainWritten(r.written.plain);
@@ -261,8 +264,17 @@ export class LibrarySync {
     }
   }
 
-  /** The remote's paths the desk does not load: listed in the status, and said in the log once per path and run. */
-  private noteIgnored(ignored: IgnoredPath[]): void {
+  /**
+   * The remote's paths the desk does not load: listed in the status, and said
+   * in the log once per path and run. A file a round left out (a kept base
+   * whose bytes do not hash to its name, a record over its cap) stays listed
+   * while the remote still holds it and no later round took it.
+   */
+  private noteIgnored(r: { ignored: IgnoredPath[]; remotePaths: ReadonlySet<string>; written: { plain: string[] } }): void {
+    const now = new Set(r.ignored.map((i) => i.path));
+    const written = new Set(r.written.plain);
+    const carried = this.ignored.filter((i) => !now.has(i.path) && !written.has(i.path) && r.remotePaths.has(i.path) && !ownedNot(i.path));
+    const ignored = [...r.ignored, ...carried];
     if (!ignored.length && !this.ignored.length) return;
     this.ignored = ignored;
     const fresh = ignored.filter((i) => !this.saidIgnored.has(i.path));
@@ -279,7 +291,7 @@ export class LibrarySync {
       for (const [name, at] of Object.entries(this.diverged[kind])) {
         const was = before[kind][name];
         if (was && was.reason === at.reason && was.remote === at.remote) continue;
-        const d: DivergedDetail = { name, kind: kind === 'templates' ? 'template' : 'role', reason: at.reason, problems: at.problems };
+        const d: DivergedDetail = detailOf(name, kind, at);
         out.push(d);
         this.logger.warn({ remote: this.label, ...d, problems: at.problems.slice(0, 5) }, "this desk's copy and the remote's differ: it keeps its own and publishes the remote's until a person decides");
       }
@@ -370,7 +382,7 @@ export class LibrarySync {
       diverged_detail: (['templates', 'roles'] as const).flatMap((kind) =>
         Object.entries(this.diverged[kind])
           .sort(([a], [b]) => a.localeCompare(b))
-          .map(([name, at]) => ({ name, kind: kind === 'templates' ? ('template' as const) : ('role' as const), reason: at.reason, problems: at.problems })),
+          .map(([name, at]) => detailOf(name, kind, at)),
       ),
       ignored: this.ignored,
     };
@@ -384,28 +396,36 @@ export class LibrarySync {
     return { ...base, ahead, behind };
   }
 
-  /** Where a diverged template's conflict came from, with the text that loaded at each (null: nothing did); null when it is not diverged. */
-  async divergedTemplate(name: string): Promise<(DivergedAt & { remote_source: string | null; base_source: string | null }) | null> {
+  /**
+   * Where a diverged template's conflict came from, with the text that loaded
+   * at each (null: nothing did, or the file is over its cap and never read)
+   * and the remote's file size; null when it is not diverged.
+   */
+  async divergedTemplate(name: string): Promise<(DivergedAt & { remote_source: string | null; base_source: string | null; remote_size: number | null }) | null> {
     const at = this.diverged.templates[name];
     if (!at) return null;
-    const path = `templates/${name}.yaml`;
-    const [r, b] = [await blobAt(this.git, at.remote, path), await blobAt(this.git, at.base, path)];
+    const [path] = templatePaths(name);
+    const [r, b] = [await blobCapped(this.git, at.remote, path, readCap(path)), await blobCapped(this.git, at.base, path, readCap(path))];
     // no copy of a shipped name on a side: its shipped bytes are what loaded there
     const shipped = this.library.syncFiles?.shipped(name)?.text ?? null;
-    const text = (x: Buffer | null) => x?.toString('utf8') ?? shipped;
-    return { ...at, remote_source: text(r), base_source: at.base === null ? null : text(b) };
+    const text = (x: { bytes: Buffer | null; size: number | null }) => (x.size === null ? shipped : (x.bytes?.toString('utf8') ?? null));
+    return { ...at, remote_source: text(r), base_source: at.base === null ? null : text(b), remote_size: r.size };
   }
 
   /** A diverged role's other versions, as divergedTemplate; null when it is not diverged. */
-  async divergedRole(name: string): Promise<(DivergedAt & { remote_files: RoleFiles; base_files: RoleFiles }) | null> {
+  async divergedRole(name: string): Promise<(DivergedAt & { remote_files: RoleFiles; base_files: RoleFiles; remote_size: number | null }) | null> {
     const at = this.diverged.roles[name];
     if (!at) return null;
+    const [md, kit] = rolePaths(name);
+    // a file over its cap is never read: that side reads as no files, and remote_size says why
     const files = async (commit: string | null): Promise<RoleFiles> => {
-      const [md, kit] = rolePaths(name);
-      const roleMd = await blobAt(this.git, commit, md);
-      return roleMd ? { role_md: roleMd.toString('utf8'), kit: (await blobAt(this.git, commit, kit))?.toString('utf8') ?? null } : null;
+      const roleMd = await blobCapped(this.git, commit, md, readCap(md));
+      const k = await blobCapped(this.git, commit, kit, readCap(kit));
+      if (!roleMd.bytes || (k.size !== null && !k.bytes)) return null;
+      return { role_md: roleMd.bytes.toString('utf8'), kit: k.bytes?.toString('utf8') ?? null };
     };
-    return { ...at, remote_files: await files(at.remote), base_files: at.base === null ? null : await files(at.base) };
+    const size = (await blobCapped(this.git, at.remote, md, 0)).size;
+    return { ...at, remote_files: await files(at.remote), base_files: at.base === null ? null : await files(at.base), remote_size: at.size ?? size };
   }
 
   /**
@@ -437,7 +457,10 @@ export class LibrarySync {
         files = { role_md: await read(md), kit: await read(kit), marker: await read(marker) };
       }
     }
-    await this.library.syncFiles!.decided(kind, name, files, `${theirs ? 'take theirs' : 'keep mine'}: ${label} (diverged with ${this.label})`, who);
+    // keep mine with no copy here (a teammate's new name, refused): this desk's version is none, published as the name's removal
+    const none = !theirs && (kind === 'templates' ? !(await this.library.getTemplate(name)) : !(await this.library.getRole(name)));
+    const message = none ? `delete ${label} (teammate's version refused)` : `${theirs ? 'take theirs' : 'keep mine'}: ${label} (diverged with ${this.label})`;
+    await this.library.syncFiles!.decided(kind, name, files, message, who);
     delete this.diverged[kind][name];
     this.library.syncFiles?.setDiverged(this.names());
     await this.save();
@@ -454,9 +477,33 @@ export class LibrarySync {
   private async load(): Promise<void> {
     this.diverged = await loadDiverged(this.gitDir!);
     this.library.syncFiles?.setDiverged(this.names());
+    await this.hideUnread();
+  }
+
+  /**
+   * The files of names diverged because the remote's version is never read
+   * (`too_large`, `unreadable`) are in HEAD and, when this desk has no copy,
+   * not on disk: flagged skip-worktree so `git status` stays clean, as for a
+   * teammate's files the desk does not load (docs/history.md).
+   */
+  private async hideUnread(): Promise<void> {
+    const paths = (['templates', 'roles'] as const).flatMap((kind) =>
+      Object.entries(this.diverged[kind])
+        .filter(([, at]) => at.reason === 'too_large' || at.reason === 'unreadable')
+        .flatMap(([name]) => (kind === 'templates' ? templatePaths(name) : rolePaths(name))),
+    );
+    await hideAbsent(this.git, paths).catch((e: Error) => this.logger.warn({ err: e.message }, 'sync: the index was not updated; git status may list a file of the remote as deleted'));
   }
 
   private save(): Promise<void> {
     return saveDiverged(this.gitDir!, this.diverged);
   }
 }
+
+/** A diverged name as GET /sync and the round's event list it: the size only for `too_large`. */
+function detailOf(name: string, kind: 'templates' | 'roles', at: DivergedAt): DivergedDetail {
+  return { name, kind: kind === 'templates' ? 'template' : 'role', reason: at.reason, problems: at.problems, ...(at.size !== undefined ? { size: at.size } : {}) };
+}
+
+/** A path the service does not own: each round lists all of those afresh from the remote's tree. */
+const ownedNot = (p: string): boolean => !ownedPath(p);
