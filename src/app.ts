@@ -15,10 +15,10 @@ import { catalogueRoutes } from './http/routes/catalogue.js';
 import { compareRoutes } from './http/routes/compare.js';
 import { historyRoutes } from './http/routes/history.js';
 import { launchRoutes } from './http/routes/launch.js';
-import { type LaunchOptions, launchRoutes as launchDraftRoutes } from './http/routes/launches.js';
+import { launchRoutes as launchDraftRoutes } from './http/routes/launches.js';
 import { metaRoutes } from './http/routes/meta.js';
 import { meRoutes } from './http/routes/me.js';
-import { type ProposalOptions, proposalRoutes } from './http/routes/proposals.js';
+import { proposalRoutes } from './http/routes/proposals.js';
 import { roleRoutes } from './http/routes/roles.js';
 import { settingsRoutes } from './http/routes/settings.js';
 import { syncRoutes } from './http/routes/sync.js';
@@ -30,6 +30,7 @@ import { UserDirectory } from './http/users-directory.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { type LibraryOptions, openLibrary } from './library/library.js';
 import type { Library } from './library/types.js';
+import { openRecords, type RecordStoreSettings, type RecordsOptions } from './library/records.js';
 import { LibrarySync, type SyncOptions } from './library/history/sync.js';
 import { packageVersion } from './paths.js';
 import { type WebOptions, webPlugin } from './http/static.js';
@@ -67,10 +68,15 @@ export interface AppOptions {
   events?: EventStreamOptions;
   /** the team's remote (DESK_LIBRARY_REMOTE, DESK_SYNC_INTERVAL; docs/history.md, Sync); default none: no sync */
   sync?: Omit<SyncOptions, 'logger'>;
-  /** decided proposals kept and creates per client an hour (DESK_DECIDED_KEEP, DESK_PROPOSALS_PER_HOUR); defaults in routes/proposals.ts */
-  proposals?: ProposalOptions;
-  /** decided launch drafts kept and how many may wait (DESK_DECIDED_KEEP); defaults in routes/launches.ts */
-  launches?: LaunchOptions;
+  /**
+   * the proposal store's bounds (DESK_DECIDED_KEEP, DESK_PROPOSALS_PER_HOUR; library/records.ts), given to
+   * the library the app opens; a caller's own library was opened with its own (LibraryOptions.records)
+   */
+  proposals?: RecordStoreSettings;
+  /** the launch-draft store's, likewise (DESK_LAUNCHES_PER_HOUR; `decidedKeep` defaults to the proposals') */
+  launches?: RecordStoreSettings;
+  /** waits for a decision held at once, proposals and drafts together; default in library/proposals/waiters.ts */
+  maxWaiters?: number;
 }
 
 declare module 'fastify' {
@@ -117,10 +123,18 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
   // one directory for the guard and the commit authors: a user is who a request is, and who its commit is by
   const users = options.users ?? UserDirectory.open({ token: options.token ?? null });
   let library = options.library;
+  const records: RecordsOptions = {
+    ...(options.proposals ? { proposals: options.proposals } : {}),
+    launches: { ...(options.proposals?.decidedKeep !== undefined ? { decidedKeep: options.proposals.decidedKeep } : {}), ...options.launches },
+    ...(options.maxWaiters !== undefined ? { maxWaiters: options.maxWaiters } : {}),
+  };
+  if (library && (options.proposals || options.launches || options.maxWaiters !== undefined)) {
+    throw new Error("buildApp: a caller's library has its record stores already; pass their bounds to openLibrary (records)");
+  }
   if (!library) {
     if (!options.libraryOptions) throw new Error('buildApp needs a library or libraryOptions');
     const history = { authorOf: (who: string) => users.authorOf(who), ...options.libraryOptions.history };
-    library = await openLibrary({ ...options.libraryOptions, history, logger: app.log.child({ component: 'library' }) });
+    library = await openLibrary({ records, ...options.libraryOptions, history, logger: app.log.child({ component: 'library' }) });
     const opened = library;
     app.addHook('onClose', async () => opened.close());
   }
@@ -133,6 +147,20 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     app.addHook('onReady', async () => sync.start());
     app.addHook('preClose', async () => sync.stop());
   }
+
+  // the library's proposal and launch-draft stores, opened with it (library/records.ts); a stand-in library
+  // (tests) has none, so the app opens them over it, once, and closes them
+  const own = (library as Partial<Library>).proposals ? null : openRecords(library, records, app.log.child({ component: 'records' }));
+  const proposals = own?.proposals ?? library.proposals;
+  const launches = own?.launches ?? library.launches;
+  // read both folders and finish an interrupted proposal save at the start, before any template changes
+  app.addHook('onReady', async () => {
+    await proposals.ready();
+    await launches.ready();
+  });
+  // before the server waits for open requests: every wait for a decision answers now, with the record as it is
+  app.addHook('preClose', async () => (own ?? library).stopWaiting());
+  if (own) app.addHook('onClose', async () => own.close());
 
   const streams = new EventStreams(library, options.events, app.log.child({ component: 'events' }));
   app.decorate('eventStreams', streams);
@@ -177,8 +205,8 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
       await api.register(metaRoutes, opts);
       await api.register(meRoutes);
       await api.register(catalogueRoutes, opts);
-      await api.register(proposalRoutes, { ...opts, ...options.proposals });
-      await api.register(launchDraftRoutes, { ...opts, ...(options.proposals?.decidedKeep !== undefined ? { decidedKeep: options.proposals.decidedKeep } : {}), ...options.launches });
+      await api.register(proposalRoutes, { ...opts, store: proposals });
+      await api.register(launchDraftRoutes, { store: launches });
       await api.register(eventRoutes, { ...opts, streams });
       await api.register(syncRoutes, { ...opts, sync });
       await api.register(upgradeRoutes, opts);

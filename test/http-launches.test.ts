@@ -7,6 +7,7 @@ import { type App, type AppOptions, buildApp } from '../src/app.js';
 import type { DeskEvent } from '../src/library/events/bus.js';
 import { unitOf } from '../src/library/layout.js';
 import { openLibrary } from '../src/library/library.js';
+import type { RecordsOptions } from '../src/library/records.js';
 import type { Library } from '../src/library/types.js';
 import { Value } from '@sinclair/typebox/value';
 import { LAUNCH_ID, LaunchAnswerSchema } from '../src/schema/launches.js';
@@ -41,8 +42,8 @@ let library: Library;
 let app: App;
 let events: DeskEvent[];
 
-async function open(extra: Omit<AppOptions, 'library' | 'libraryOptions'> = {}) {
-  library = await openLibrary({ root, harnessDir });
+async function open(extra: Omit<AppOptions, 'library' | 'libraryOptions'> = {}, records: RecordsOptions = {}) {
+  library = await openLibrary({ root, harnessDir, records });
   events = [];
   library.events.subscribe((e) => events.push(e));
   app = await buildApp({ library, web: false, ...extra });
@@ -136,7 +137,7 @@ describe('POST /launches', () => {
 
   test('past the pending cap: 409 too_many_launches; a decision makes room', async () => {
     await close();
-    await open({ launches: { maxPending: 2 } });
+    await open({}, { launches: { maxPending: 2 } });
     const a = await drafted();
     await drafted();
     const over = await draft({ template: 'greet', inputs: { who: 'Ada' } });
@@ -317,7 +318,7 @@ describe('decisions', () => {
 
   test('decided drafts past DESK_DECIDED_KEEP leave launches/, the newest stay; pending ones always stay', async () => {
     await close();
-    await open({ launches: { decidedKeep: 2 } });
+    await open({}, { launches: { decidedKeep: 2 } });
     const ids = [await drafted(), await drafted(), await drafted()];
     const pending = await drafted();
     for (const id of ids) await withdraw(id);

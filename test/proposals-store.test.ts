@@ -8,10 +8,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { openProposalStore, type ProposalStoreOptions } from '../src/library/proposals/store.js';
 import type { LibraryLogger } from '../src/library/context.js';
+import type { Asker } from '../src/library/proposals/asker.js';
 import type { Library } from '../src/library/types.js';
 import { codeOf, type Fixture, fixture, tpl } from './library-helpers.js';
 
 const GAMMA = tpl('gamma', 'gamma, proposed');
+/** An editor on a desk with users, as the routes pass them. */
+const editor = (person: string): Asker => ({ person, role: 'editor', address: '127.0.0.1' });
 const sha = async (s: string) => `"${(await import('node:crypto')).createHash('sha256').update(s).digest('hex')}"`;
 
 let fx: Fixture;
@@ -169,10 +172,10 @@ test('who decided is kept with the decision, through a save cut short too; a rec
   const a = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA });
   const b = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA });
   expect(a.decided_by).toBeNull();
-  expect(await store.dismiss(b.id, null, 'ann')).toMatchObject({ status: 'dismissed', decided_by: 'ann' });
+  expect(await store.dismiss(b.id, null, editor('ann'))).toMatchObject({ status: 'dismissed', decided_by: 'ann' });
   expect(await onDisk(b.id)).toMatchObject({ decided_by: 'ann' });
   // record renames: two creates, the dismissal, the save's intent; the 5th, the save's decision, is cut
-  expect(await store.save(a.id, { name: 'delta', who: 'bob' })).toMatchObject({ status: 'saved', decided_by: 'bob' });
+  expect(await store.save(a.id, { name: 'delta' }, editor('bob'))).toMatchObject({ status: 'saved', decided_by: 'bob' });
   expect(await onDisk(a.id)).toMatchObject({ status: 'pending', saving: { name: 'delta', by: 'bob' } });
   const again = await restart();
   expect(await onDisk(a.id)).toMatchObject({ status: 'saved', decided_by: 'bob', saving: null });

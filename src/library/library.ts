@@ -20,6 +20,7 @@ import { KeyedQueue } from './queue.js';
 import { applyUpgrade, upgradeSubject } from './upgrade/apply.js';
 import { finishUpgrade } from './upgrade/journal.js';
 import { planAnswer, planUpgrade } from './upgrade/plan.js';
+import { openRecords, type RecordStores, type RecordsOptions } from './records.js';
 
 /**
  * What a reader takes (reader.ts: root, harness, read-only templates,
@@ -33,6 +34,8 @@ export interface LibraryOptions extends ReaderOptions {
   validate?: typeof validateTemplate;
   /** History (docs/history.md): the author, the git binary, a fault hook. Default: DESK_AUTHOR's default, `git` on PATH. */
   history?: HistoryOptions;
+  /** The proposal and launch-draft stores' bounds (records.ts): kept, pending, per hour, waits, clock. Default: theirs. */
+  records?: RecordsOptions;
 }
 
 /**
@@ -97,7 +100,9 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
   const events = new EventBus();
   const recorder = opened?.recorder ?? noRecorder;
   const files = syncFiles(ctx, guard, recorder);
-  return {
+  // opened just below, over the library itself: their records are saved and committed through it
+  let records: RecordStores | null = null;
+  const library: Library = {
     root: fs?.root ?? null,
     events,
     history: opened?.history ?? disabledHistory(fs === null ? 'the library has no root' : 'the library root is read-only'),
@@ -108,11 +113,21 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     ...libraryWrites({ ctx, guard, recorder, events, settleDiverged: (kind, name) => files.resolved(kind, name) }),
     planUpgrade: async () => planAnswer(await planUpgrade(ctx)),
     applyUpgrade: (request, who) => applyUpgrade({ ctx, guard, recorder, events }, request, who ?? null),
+    get proposals() {
+      return records!.proposals;
+    },
+    get launches() {
+      return records!.launches;
+    },
+    stopWaiting: () => records?.stopWaiting(),
     async close() {
       closed = true;
+      records?.close();
       await queue.idle();
       await opened?.close();
       await lock?.release();
     },
   };
+  records = openRecords(library, options.records, logger);
+  return library;
 }

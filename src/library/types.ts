@@ -7,6 +7,7 @@ import type { History } from './history/types.js';
 import type { SyncFiles } from './history/sync-contract.js';
 import type { DivergedWhy } from '../schema/sync.js';
 import type { UpgradePlanAnswer, UpgradeRequestBody, UpgradeResultAnswer } from '../schema/upgrade.js';
+import type { LaunchStore, ProposalStore } from './records-contract.js';
 
 /** The state of every template and role (docs/api.md, States): the one list is src/schema/state.ts. */
 export type { EntryState };
@@ -133,6 +134,12 @@ export interface Library {
   readonly history: History;
   /** the files side of a sync with the team's remote (history/sync-files.ts); absent in stand-ins */
   readonly syncFiles?: SyncFiles;
+  /** the proposals a conductor makes and the operator decides (proposals/store.ts), opened once with the library: every caller uses this one */
+  readonly proposals: ProposalStore;
+  /** the launch drafts (launches/store.ts), likewise */
+  readonly launches: LaunchStore;
+  /** every wait for a decision on either answers now, and later ones at once: the service is stopping */
+  stopWaiting(): void;
   /** finishes in-flight writes and releases the root lock */
   close(): Promise<void>;
 }

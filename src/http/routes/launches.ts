@@ -10,8 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import { isRefusal, type LaunchView, openLaunchStore } from '../../library/launches/store.js';
-import type { Library } from '../../library/types.js';
+import { isRefusal, type LaunchStore, type LaunchView } from '../../library/launches/store.js';
 import {
   type LaunchAnswer,
   LaunchAnswerSchema,
@@ -24,20 +23,10 @@ import {
   WaitQuery,
 } from '../../schema/launches.js';
 import { precondition } from '../answers.js';
-import { whoOf } from '../auth.js';
 import { errorResponses } from '../schemas.js';
+import { askerOf, retryAfter } from './asker.js';
 
 const IdParams = Type.Object({ id: LaunchId });
-
-/** The bounds on drafts (docs/api.md, Launches), as proposals have them. */
-export interface LaunchOptions {
-  /** decided drafts kept in `launches/`; default 1000 (DESK_DECIDED_KEEP) */
-  decidedKeep?: number;
-  /** drafts that may wait for a decision at once; default 500 */
-  maxPending?: number;
-  /** clock in ms; default Date.now */
-  now?: () => number;
-}
 
 /** A draft as answered. */
 export function launchAnswer({ rec, preview, current }: LaunchView): LaunchAnswer {
@@ -82,18 +71,14 @@ function closedSignal(reply: FastifyReply): AbortSignal {
   return ac.signal;
 }
 
-export const launchRoutes: FastifyPluginAsyncTypebox<{ library: Library } & LaunchOptions> = async (app, o) => {
-  const store = openLaunchStore({
-    library: o.library,
-    logger: app.log.child({ component: 'launches' }),
-    ...(o.decidedKeep !== undefined ? { decidedKeep: o.decidedKeep } : {}),
-    ...(o.maxPending !== undefined ? { maxPending: o.maxPending } : {}),
-    ...(o.now ? { now: o.now } : {}),
-  });
-  app.addHook('onReady', () => store.ready());
-  // before the server waits for open requests: every waiter answers now, with the draft as it is
-  app.addHook('preClose', async () => store.stopWaiting());
-  app.addHook('onClose', async () => store.close());
+/**
+ * `store`: the library's launch-draft store (library.launches), opened once
+ * with the library; its bounds, allowances and rules on who may withdraw
+ * what are the store's, so every caller meets the same ones. The app starts
+ * and stops it.
+ */
+export const launchRoutes: FastifyPluginAsyncTypebox<{ store: LaunchStore }> = async (app, o) => {
+  const { store } = o;
 
   const notFound = (id: string) => new DeskError('not_found', `no launch draft ${id}`);
 
@@ -107,8 +92,8 @@ export const launchRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Laun
         response: { 201: LaunchAnswerSchema, ...errorResponses },
       },
     },
-    // the creator's name when the desk knows it, whatever the body says (docs/security.md)
-    async (req, reply) => sendDraft(reply.code(201), await store.create(req.deskUser ? { ...req.body, from: req.deskUser.name } : req.body)),
+    // the allowance and the creator's name (the person's when the desk knows it, whatever the body says) are the store's
+    async (req, reply) => sendDraft(reply.code(201), await retryAfter(reply, store.create(req.body, askerOf(req)))),
   );
 
   app.get(
@@ -158,7 +143,7 @@ export const launchRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Laun
       },
     },
     async (req, reply) => {
-      const r = await store.approve(req.params.id, precondition(req.headers['if-match']), whoOf(req));
+      const r = await store.approve(req.params.id, { ifMatch: precondition(req.headers['if-match']) }, askerOf(req));
       if (!isRefusal(r)) return sendDraft(reply, r);
       const draft = launchAnswer(r.view);
       // a refusal for the inputs or the template lists why; the draft shows the rest
@@ -180,7 +165,7 @@ export const launchRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Laun
         req.body ??= {};
       },
     },
-    async (req, reply) => sendDraft(reply, await store.dismiss(req.params.id, req.body.note ?? null, whoOf(req))),
+    async (req, reply) => sendDraft(reply, await store.dismiss(req.params.id, req.body.note ?? null, askerOf(req))),
   );
 
   app.post(
@@ -193,6 +178,6 @@ export const launchRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Laun
         response: { 200: LaunchAnswerSchema, ...errorResponses },
       },
     },
-    async (req, reply) => sendDraft(reply, await store.withdraw(req.params.id, whoOf(req))),
+    async (req, reply) => sendDraft(reply, await store.withdraw(req.params.id, askerOf(req))),
   );
 };

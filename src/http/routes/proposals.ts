@@ -9,10 +9,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
 import { proposalCard } from '../../library/proposals/card.js';
-import { createRate, DEFAULT_PROPOSALS_PER_HOUR } from '../../library/proposals/rate-limit.js';
 import { summaryOf, type ProposalRecord } from '../../library/proposals/record.js';
-import { openProposalStore } from '../../library/proposals/store.js';
-import { openWaiters, readWhenDecided } from '../../library/proposals/waiters.js';
+import type { ProposalStore } from '../../library/proposals/store.js';
 import type { Library } from '../../library/types.js';
 import {
   ProposalAnswerSchema,
@@ -26,7 +24,7 @@ import {
 import { WaitQuery } from '../../schema/launches.js';
 import { precondition } from '../answers.js';
 import { errorResponses } from '../schemas.js';
-import { whoOf } from '../auth.js';
+import { askerOf, retryAfter } from './asker.js';
 
 const IdParams = Type.Object({ id: ProposalId });
 
@@ -34,16 +32,6 @@ const SaveHeaders = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'the ETag of the template of that name, when one exists; a stale one gets 412' })),
   'if-none-match': Type.Optional(Type.String({ description: '`*`: insist on a new name — 412 when the name already exists' })),
 });
-
-/** The bounds on proposals (docs/api.md, Proposals), from DESK_DECIDED_KEEP and DESK_PROPOSALS_PER_HOUR. */
-export interface ProposalOptions {
-  /** decided proposals kept in `proposals/`; default 1000 */
-  decidedKeep?: number;
-  /** creates one client address may make an hour; 0: no limit; default 120 */
-  perHour?: number;
-  /** clock in ms, for the store's ids and times and the rate limit; default Date.now (tests pass their own) */
-  now?: () => number;
-}
 
 /**
  * POST /proposals/:id/save: the schema's name, and `source`, the proposal as
@@ -58,26 +46,13 @@ const ProposalSaveBody = Type.Object(
   { additionalProperties: false, description: ProposalSaveSchema.description },
 );
 
-export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & ProposalOptions> = async (app, o) => {
-  const { library } = o;
-  // requests waiting for a decision (`?wait=N`), settled by it (proposals/waiters.ts)
-  const waiters = openWaiters();
-  const store = openProposalStore({
-    library,
-    logger: app.log.child({ component: 'proposals' }),
-    onChange: (kind, p) => {
-      if (kind === 'decided') waiters.wake(p.id);
-    },
-    ...(o.decidedKeep !== undefined ? { decidedKeep: o.decidedKeep } : {}),
-    ...(o.now ? { now: o.now } : {}),
-  });
-  // per client address, the one name the service has for a client (docs/security.md); in memory, bounded
-  const rate = createRate({ perHour: o.perHour ?? DEFAULT_PROPOSALS_PER_HOUR, ...(o.now ? { now: o.now } : {}) });
-  // read proposals/ and finish an interrupted save at the start, before any template changes
-  app.addHook('onReady', () => store.ready());
-  // before the server waits for open requests: every waiter answers now, with the proposal as it is
-  app.addHook('preClose', async () => waiters.close());
-  app.addHook('onClose', async () => store.close());
+/**
+ * `store`: the library's proposal store (library.proposals), opened once
+ * with the library; its bounds, allowances and rules on who may do what are
+ * the store's, so every caller meets the same ones. The app starts and stops it.
+ */
+export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library; store: ProposalStore }> = async (app, o) => {
+  const { library, store } = o;
 
   const answer = async (r: ProposalRecord) => {
     const card = await proposalCard(library, { name: r.name, purpose: r.purpose, source: r.source });
@@ -100,14 +75,8 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
       },
     },
     async (req, reply) => {
-      // every create asked counts, kept or refused: the limit bounds the work a client makes, not only what is kept
-      const wait = rate.take(req.ip);
-      if (wait > 0) {
-        reply.header('retry-after', String(wait));
-        throw new DeskError('too_many_requests', `this client has created its ${o.perHour ?? DEFAULT_PROPOSALS_PER_HOUR} proposals for the hour; the next is allowed in ${wait} s`);
-      }
-      // the creator's name when the desk knows it, whatever the body says (docs/security.md)
-      const r = await store.create(req.deskUser ? { ...req.body, from: req.deskUser.name } : req.body);
+      // the allowance and the creator's name (the person's when the desk knows it, whatever the body says) are the store's
+      const r = await retryAfter(reply, store.create(req.body, askerOf(req)));
       return reply.code(201).send(await answer(r));
     },
   );
@@ -145,7 +114,9 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
       const ac = new AbortController();
       // the client went away: its wait ends (a response's `close` before the answer is its connection's)
       reply.raw.once('close', () => ac.abort());
-      return answer(await readWhenDecided(waiters, id, Number(req.query.wait) * 1000, ac.signal, () => known(id)));
+      const r = await store.getWhenDecided(id, Number(req.query.wait) * 1000, ac.signal);
+      if (!r) throw new DeskError('not_found', `no proposal ${id}`);
+      return answer(r);
     },
   );
 
@@ -166,13 +137,16 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
       },
     },
     async (req) => {
-      const r = await store.save(req.params.id, {
-        ...(req.body.name ? { name: req.body.name } : {}),
-        ...(req.body.source !== undefined ? { source: req.body.source } : {}),
-        ifMatch: precondition(req.headers['if-match']),
-        ifNoneMatch: precondition(req.headers['if-none-match']),
-        who: whoOf(req),
-      });
+      const r = await store.save(
+        req.params.id,
+        {
+          ...(req.body.name ? { name: req.body.name } : {}),
+          ...(req.body.source !== undefined ? { source: req.body.source } : {}),
+          ifMatch: precondition(req.headers['if-match']),
+          ifNoneMatch: precondition(req.headers['if-none-match']),
+        },
+        askerOf(req),
+      );
       return answer(r);
     },
   );
@@ -191,6 +165,6 @@ export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library } & Pr
         req.body ??= {};
       },
     },
-    async (req) => answer(await store.dismiss(req.params.id, req.body.note ?? null, whoOf(req))),
+    async (req) => answer(await store.dismiss(req.params.id, req.body.note ?? null, askerOf(req))),
   );
 };

@@ -2,15 +2,11 @@ import { previewLaunch } from '../../template/launch.js';
 import type { TemplateModel } from '../../template/model.js';
 import type { Problem } from '../../template/problems.js';
 import { validateTemplate } from '../../template/validate.js';
+import type { DraftPreview } from '../records-contract.js';
 import type { Library } from '../types.js';
 import type { LaunchRecord } from './record.js';
 
-/** A draft's preview (docs/api.md, Launches): the launch preview's on the version the draft names. */
-export interface DraftPreview {
-  ok: boolean;
-  problems: Problem[];
-  runs: ReturnType<typeof previewLaunch>['runs'];
-}
+export type { DraftPreview } from '../records-contract.js';
 
 /** A version's validation, as the preview needs it. */
 export interface VersionCheck {

@@ -1,17 +1,19 @@
-import { DeskError, type ErrorCode } from '../../errors.js';
-import type { LaunchCreate, LaunchSummary } from '../../schema/launches.js';
+import { DeskError } from '../../errors.js';
+import type { LaunchSummary } from '../../schema/launches.js';
 import { checkedInputs } from '../../template/launch.js';
 import { problem } from '../../template/problems.js';
 import type { LibraryLogger } from '../context.js';
 import type { FaultHook } from '../disk/fs-safe.js';
 import { ifMatchPasses } from '../disk/markers.js';
+import { whoIs } from '../proposals/asker.js';
 import { openRecordIndex } from '../proposals/record-index.js';
 import { DEFAULT_DECIDED_KEEP } from '../proposals/retention.js';
-import { openWaiters, readWhenDecided } from '../proposals/waiters.js';
+import { openWaiters, readWhenDecided, type Waiters } from '../proposals/waiters.js';
+import type { LaunchRefusal, LaunchStore, LaunchView } from '../records-contract.js';
 import type { Library } from '../types.js';
 import { type LaunchChange, launchAnnouncer } from './announce.js';
 import { LAUNCH_RECORDS } from './files.js';
-import { type Current, currentVersion, type DraftPreview, draftPreviews } from './preview.js';
+import { type Current, currentVersion, draftPreviews } from './preview.js';
 import { formatRecord, type LaunchRecord, RECORD_CAP, summaryOf } from './record.js';
 
 export interface LaunchStoreOptions {
@@ -28,45 +30,12 @@ export interface LaunchStoreOptions {
   decidedKeep?: number;
   /** Told after each record written or synced, just after its event. Default: none. */
   onChange?: (kind: LaunchChange, l: LaunchSummary) => void;
+  /** The waits for a decision (`getWhenDecided`), shared with the proposals' so one bound holds for both. Default: its own. */
+  waiters?: Waiters;
 }
 
-/** A draft with its preview on the version it names, and the template's ETag now. */
-export interface LaunchView {
-  rec: LaunchRecord;
-  preview: DraftPreview;
-  current: string | null;
-}
 
-/** An approve that was refused: why, and the draft as it is now (refreshed when the template changed). */
-export interface LaunchRefusal {
-  code: ErrorCode;
-  detail: string;
-  view: LaunchView;
-}
-
-export interface LaunchStore {
-  /** a kept draft; throws not_found, template_invalid_for_launch, invalid_launch, too_many_launches */
-  create(l: LaunchCreate): Promise<LaunchView>;
-  /** newest first */
-  list(filter: 'pending' | 'decided' | 'all'): Promise<LaunchSummary[]>;
-  pending(): Promise<number>;
-  keptDecided(): Promise<{ count: number; limit: number }>;
-  /** null for an unknown id */
-  get(id: string): Promise<LaunchView | null>;
-  /** as get, but while pending waits up to `ms` for a decision (`signal`: the client went away) */
-  getWhenDecided(id: string, ms: number, signal?: AbortSignal): Promise<LaunchView | null>;
-  /** approved, or refused with the draft as it is now; `ifMatch`: the draft's etag as the operator saw it */
-  approve(id: string, ifMatch: string | undefined, who?: string | null): Promise<LaunchView | LaunchRefusal>;
-  /** `who` here and above: the person deciding (the record's `decided_by`, its commit's author) */
-  dismiss(id: string, note: string | null, who?: string | null): Promise<LaunchView>;
-  withdraw(id: string, who?: string | null): Promise<LaunchView>;
-  /** reads launches/ once (done by the first call of anything else) */
-  ready(): Promise<void>;
-  /** every wait answers now, with the record as it is, and later ones at once: the service stops */
-  stopWaiting(): void;
-  /** stops following the records a sync writes */
-  close(): void;
-}
+export type { LaunchApproveOptions, LaunchRefusal, LaunchStore, LaunchView } from '../records-contract.js';
 
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
 
@@ -96,7 +65,7 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
   const logger = o.logger ?? silent;
   const now = o.now ?? Date.now;
   const max = o.maxPending ?? 500;
-  const waiters = openWaiters();
+  const waiters = o.waiters ?? openWaiters();
   const announce = launchAnnouncer(library, o.onChange);
   const previews = draftPreviews(library);
   const index = openRecordIndex(LAUNCH_RECORDS, {
@@ -164,7 +133,7 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
       const rec = await readWhenDecided(waiters, id, ms, signal, async () => (await index.read(id)) ?? { status: 'gone' as const });
       return 'id' in rec ? viewOf(rec) : null;
     },
-    async create(l) {
+    async create(l, asker = null) {
       index.writable();
       await ready();
       // the template as it loads now: unknown is 404, not valid is 409, as the launch preview answers
@@ -186,7 +155,7 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
           status: 'pending',
           template: l.template,
           etag: current.etag,
-          from: l.from ?? null,
+          from: asker?.person ?? l.from ?? null,
           note: l.note ?? null,
           decision_note: null,
           created_at: new Date(t).toISOString(),
@@ -207,7 +176,8 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
         return { rec, preview, current: current.etag };
       });
     },
-    async approve(id, ifMatch, who = null) {
+    async approve(id, opts = {}, asker = null) {
+      const { ifMatch } = opts;
       index.writable();
       return serial(async (): Promise<LaunchView | LaunchRefusal> => {
         let rec = await undecided(id);
@@ -229,17 +199,17 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
         const view = await viewOf(rec, current);
         if (!current.valid) return { code: 'template_invalid_for_launch', detail: `${rec.template} is not valid; fix its problems before launching it`, view };
         if (!view.preview.ok) return { code: 'invalid_launch', detail: 'the launch inputs do not check on this version', view };
-        const done = await decide(rec, 'approved', who);
+        const done = await decide(rec, 'approved', whoIs(asker));
         return { ...view, rec: done };
       });
     },
-    async dismiss(id, note, who = null) {
+    async dismiss(id, note, asker = null) {
       index.writable();
-      return serial(async () => viewOf(await decide(await undecided(id), 'dismissed', who, { decision_note: note })));
+      return serial(async () => viewOf(await decide(await undecided(id), 'dismissed', whoIs(asker), { decision_note: note })));
     },
-    async withdraw(id, who = null) {
+    async withdraw(id, asker = null) {
       index.writable();
-      return serial(async () => viewOf(await decide(await undecided(id), 'withdrawn', who)));
+      return serial(async () => viewOf(await decide(await undecided(id), 'withdrawn', whoIs(asker))));
     },
   };
 }

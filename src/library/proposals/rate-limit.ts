@@ -13,6 +13,9 @@
  * client starts again with a full allowance).
  */
 
+import { DeskError } from '../../errors.js';
+import { allowanceKey, type Asker } from './asker.js';
+
 /** DESK_PROPOSALS_PER_HOUR unless set. */
 export const DEFAULT_PROPOSALS_PER_HOUR = 120;
 
@@ -33,6 +36,26 @@ export interface CreateRate {
   take(client: string): number;
   /** clients remembered now (for tests) */
   readonly size: number;
+}
+
+/** An allowance spent: too_many_requests, with the whole seconds until the next create is allowed (HTTP's Retry-After). */
+export class AllowanceSpent extends DeskError {
+  readonly retryAfter: number;
+  constructor(detail: string, retryAfter: number) {
+    super('too_many_requests', detail);
+    this.retryAfter = retryAfter;
+  }
+}
+
+/**
+ * Takes one create from the asker's allowance (per person when the request
+ * names one, else per address: asker.ts), or throws AllowanceSpent.
+ */
+export function takeAllowance(rate: CreateRate, asker: Asker, perHour: number, what: string): void {
+  const wait = rate.take(allowanceKey(asker));
+  if (wait === 0) return;
+  const whose = asker.person !== null ? asker.person : 'this client address';
+  throw new AllowanceSpent(`${whose} has created its ${perHour} ${what} for the hour; the next is allowed in ${wait} s`, wait);
 }
 
 export function createRate(o: CreateRateOptions): CreateRate {

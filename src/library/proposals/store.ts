@@ -1,15 +1,19 @@
 import { DeskError } from '../../errors.js';
-import type { ProposalCreate, ProposalSummary } from '../../schema/proposals.js';
+import type { ProposalSummary } from '../../schema/proposals.js';
 import type { LibraryLogger } from '../context.js';
 import type { FaultHook } from '../disk/fs-safe.js';
 import { etagOf, sha256Hex } from '../disk/markers.js';
+import type { ProposalSaveOptions, ProposalStore } from '../records-contract.js';
 import type { Library, WriteOptions } from '../types.js';
 import { type ProposalChange, proposalAnnouncer } from './announce.js';
+import { whoIs } from './asker.js';
+import { createRate, DEFAULT_PROPOSALS_PER_HOUR, takeAllowance } from './rate-limit.js';
 import { PROPOSAL_RECORDS } from './files.js';
 import { openRecordIndex } from './record-index.js';
 import { EDITED_NOTE, type ProposalRecord, requestProblems, summaryOf } from './record.js';
 import { withHeaderName } from './rename.js';
 import { DEFAULT_DECIDED_KEEP } from './retention.js';
+import { openWaiters, readWhenDecided, type Waiters } from './waiters.js';
 
 export interface ProposalStoreOptions {
   library: Library;
@@ -21,6 +25,8 @@ export interface ProposalStoreOptions {
   faults?: FaultHook;
   /** How many may wait for a decision; the next is too_many_proposals. Default: 500. */
   maxPending?: number;
+  /** Creates one person (else one client address) may make an hour; 0: no limit. Default: 120 (DESK_PROPOSALS_PER_HOUR). */
+  perHour?: number;
   /** How many decided proposals stay in `proposals/`, the newest by the team's rule (retention.ts); the rest are removed. Default: 1000. */
   decidedKeep?: number;
   /**
@@ -29,37 +35,12 @@ export interface ProposalStoreOptions {
    * publishes on `library.events` (announce.ts). Default: none.
    */
   onChange?: (kind: ProposalChange, p: ProposalSummary) => void;
+  /** The waits for a decision (`getWhenDecided`), shared with the launch drafts' so one bound holds for both. Default: its own. */
+  waiters?: Waiters;
 }
-
-/**
- * A proposal's save: under its name or `name`; `source`, the text as the
- * operator edited it (the settings page's editor), saved instead of the
- * proposal's own, validated like any save. The decision then says the
- * operator edited it (`edited`, and EDITED_NOTE as its note), so the
- * conductor is told.
- */
-export type ProposalSaveOptions = Pick<WriteOptions, 'ifMatch' | 'ifNoneMatch' | 'who'> & { name?: string; source?: string };
 
 export { EDITED_NOTE } from './record.js';
-
-export interface ProposalStore {
-  create(p: ProposalCreate): Promise<ProposalRecord>;
-  /** newest first */
-  list(filter: 'pending' | 'decided' | 'all'): Promise<ProposalSummary[]>;
-  pending(): Promise<number>;
-  /** how many decided records `proposals/` holds, and how many it keeps (DESK_DECIDED_KEEP) */
-  keptDecided(): Promise<{ count: number; limit: number }>;
-  /** null for an unknown id */
-  get(id: string): Promise<ProposalRecord | null>;
-  /** saves through library.saveTemplate (its 412, 422 and the rest pass through); `name`: under another name */
-  save(id: string, opts: ProposalSaveOptions): Promise<ProposalRecord>;
-  /** `who`: the person deciding (the record's `decided_by`, its commit's author) */
-  dismiss(id: string, note: string | null, who?: string | null): Promise<ProposalRecord>;
-  /** reads proposals/ once (done by the first call of anything else) and finishes what a crash left */
-  ready(): Promise<void>;
-  /** stops following the records a sync writes */
-  close(): void;
-}
+export type { ProposalSaveOptions, ProposalStore } from '../records-contract.js';
 
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
 
@@ -98,7 +79,15 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
   const logger = o.logger ?? silent;
   const now = o.now ?? Date.now;
   const max = o.maxPending ?? 500;
-  const announce = proposalAnnouncer(library, o.onChange);
+  const waiters = o.waiters ?? openWaiters();
+  const perHour = o.perHour ?? DEFAULT_PROPOSALS_PER_HOUR;
+  // in memory, bounded (rate-limit.ts)
+  const rate = createRate({ perHour, now });
+  // a decision, here or synced from another desk, ends the waits on it
+  const announce = proposalAnnouncer(library, (kind, p) => {
+    if (kind === 'decided') waiters.wake(p.id);
+    o.onChange?.(kind, p);
+  });
   const index = openRecordIndex(PROPOSAL_RECORDS, {
     library,
     logger,
@@ -108,7 +97,9 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
       if (!rec.saving) return;
       await finishSave(rec).catch((e: unknown) => logger.error({ id: rec.id, err: (e as Error).message }, 'could not finish an interrupted proposal save'));
     },
-    synced(_id, before, after) {
+    synced(id, before, after) {
+      // removed: its waits end with what is on disk now (nothing)
+      if (!after) waiters.wake(id);
       if (after && before?.status !== after.status) announce.synced(after.status === 'pending' ? 'created' : 'decided', after);
     },
   });
@@ -175,13 +166,13 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     if (opts.ifMatch !== undefined) w.ifMatch = opts.ifMatch;
     if (opts.ifNoneMatch !== undefined) w.ifNoneMatch = opts.ifNoneMatch;
     if (w.ifMatch === undefined && w.ifNoneMatch === undefined) w.ifNoneMatch = '*';
-    if (opts.who !== undefined) w.who = opts.who;
     return w;
   }
 
   return {
     ready,
     close: () => index.close(),
+    stopWaiting: () => waiters.close(),
     async pending() {
       await ready();
       return index.pending();
@@ -198,8 +189,15 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
       await ready();
       return read(id);
     },
-    async create(p) {
+    async getWhenDecided(id, ms, signal) {
+      await ready();
+      const rec = await readWhenDecided(waiters, id, ms, signal, async () => (await read(id)) ?? { status: 'gone' as const });
+      return 'id' in rec ? rec : null;
+    },
+    async create(p, asker = null) {
       index.writable();
+      // every create asked counts, kept or refused: the allowance bounds the work a client makes, not only what is kept
+      if (asker) takeAllowance(rate, asker, perHour, 'proposals');
       const problems = requestProblems(p.purpose, p.source);
       if (problems.length) throw new DeskError('invalid_proposal', 'the proposal is not well formed; nothing was kept', { problems });
       return serial(async () => {
@@ -212,7 +210,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
           status: 'pending',
           name: p.name,
           purpose: p.purpose.trim(),
-          from: p.from ?? null,
+          from: asker?.person ?? p.from ?? null,
           created_at: new Date(t).toISOString(),
           decided_at: null,
           saved_as: null,
@@ -229,7 +227,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
         return rec;
       });
     },
-    async save(id, opts) {
+    async save(id, opts, asker = null) {
       index.writable();
       return serial(async () => {
         // the proposal, still pending
@@ -240,13 +238,13 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
         const edited = text !== rec.source;
         const bytes = name === rec.name ? text : (withHeaderName(text, name) ?? text);
         const at = iso();
-        const by = opts.who ?? null;
+        const by = whoIs(asker);
         // the intent, so a crash from here on is finished right at the next start (above)
         await index.write({ ...rec, saving: { name, etag: etagOf(sha256Hex(bytes)), at, edited, by } });
         // the template save, with its preconditions, validation, commit and event; its refusals pass through
         let etag: string;
         try {
-          etag = (await library.saveTemplate(name, bytes, saveOptions(opts))).etag;
+          etag = (await library.saveTemplate(name, bytes, { ...saveOptions(opts), ...(by !== null ? { who: by } : {}) })).etag;
         } catch (e) {
           // nothing landed: drop the intent (should this fail too, the next start drops it)
           await index.write(rec).catch(() => {});
@@ -265,13 +263,13 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
         return decided(done);
       });
     },
-    async dismiss(id, note, who = null) {
+    async dismiss(id, note, asker = null) {
       index.writable();
       return serial(async () => {
         // the proposal, still pending
         const rec = await undecided(id);
         // the record written dismissed (no template is saved)
-        const done: ProposalRecord = { ...rec, status: 'dismissed', decided_at: iso(), decided_by: who, note, saving: null };
+        const done: ProposalRecord = { ...rec, status: 'dismissed', decided_at: iso(), decided_by: whoIs(asker), note, saving: null };
         await index.write(done);
         // its commit and event, then the answer
         return decided(done);

@@ -6,17 +6,25 @@
  * whichever comes first; then its timer is cleared and it is forgotten. No
  * loop looks at anything while a request waits, so a waiting request costs
  * a timer and a few objects, no CPU.
+ *
+ * Their number is bounded (`max`, across every record the waiters serve):
+ * each holds a connection open, and connections are file descriptors. Past
+ * the bound a wait ends at once (`full`), so the request answers with the
+ * record as it is, like a wait whose time ran out.
  */
 
+/** Waits held at once unless told otherwise: well under the connections a process may hold (docs/operations.md). */
+export const DEFAULT_MAX_WAITERS = 256;
+
 /** Why a wait ended. */
-export type WaitEnd = 'decided' | 'timeout' | 'aborted' | 'closed';
+export type WaitEnd = 'decided' | 'timeout' | 'aborted' | 'closed' | 'full';
 
 interface Waiter {
   settle(why: WaitEnd): void;
 }
 
 export interface Waiters {
-  /** Waits up to `ms` for `wake(id)`; `signal` ends it early (the client went away). After `close()` it ends at once. */
+  /** Waits up to `ms` for `wake(id)`; `signal` ends it early (the client went away). After `close()`, or with `max` waiting, it ends at once. */
   wait(id: string, ms: number, signal?: AbortSignal): Promise<WaitEnd>;
   /** Ends every wait on `id`: it was decided. */
   wake(id: string): void;
@@ -26,7 +34,13 @@ export interface Waiters {
   readonly size: number;
 }
 
-export function openWaiters(): Waiters {
+export interface WaitersOptions {
+  /** the most waits held at once, on every id together; default DEFAULT_MAX_WAITERS */
+  max?: number;
+}
+
+export function openWaiters(o: WaitersOptions = {}): Waiters {
+  const max = o.max ?? DEFAULT_MAX_WAITERS;
   const byId = new Map<string, Set<Waiter>>();
   let closed = false;
   let size = 0;
@@ -42,6 +56,7 @@ export function openWaiters(): Waiters {
     wait(id, ms, signal) {
       if (closed) return Promise.resolve('closed');
       if (signal?.aborted) return Promise.resolve('aborted');
+      if (size >= max) return Promise.resolve('full');
       return new Promise<WaitEnd>((resolve) => {
         const set = byId.get(id) ?? new Set<Waiter>();
         byId.set(id, set);

@@ -1,0 +1,109 @@
+/**
+ * What the library's record stores answer (records.ts: `library.proposals`,
+ * `library.launches`), apart from how they work, so the Library contract
+ * (types.ts) can name them without importing the stores, which import it.
+ */
+import type { ErrorCode } from '../errors.js';
+import type { LaunchCreate, LaunchSummary } from '../schema/launches.js';
+import type { ProposalCreate, ProposalSummary } from '../schema/proposals.js';
+import type { previewLaunch } from '../template/launch.js';
+import type { Problem } from '../template/problems.js';
+import type { LaunchRecord } from './launches/record.js';
+import type { Asker } from './proposals/asker.js';
+import type { ProposalRecord } from './proposals/record.js';
+
+export type { Asker, AskerRole } from './proposals/asker.js';
+
+/**
+ * A proposal's save: under its name or `name`; `source`, the text as the
+ * operator edited it (the settings page's editor), saved instead of the
+ * proposal's own, validated like any save. The decision then says the
+ * operator edited it (`edited`, and EDITED_NOTE as its note), so the
+ * conductor is told. `ifMatch`/`ifNoneMatch`: as a template save's (types.ts WriteOptions).
+ */
+export interface ProposalSaveOptions {
+  ifMatch?: string | undefined;
+  ifNoneMatch?: string | undefined;
+  name?: string;
+  source?: string;
+}
+
+export interface ProposalStore {
+  /**
+   * `asker`: who proposes — their allowance is taken (too_many_requests, an
+   * AllowanceSpent with `retryAfter`), and `from` is their name when the desk
+   * knows one, whatever `p.from` says. Without one (a caller of its own), no allowance.
+   */
+  create(p: ProposalCreate, asker?: Asker | null): Promise<ProposalRecord>;
+  /** newest first */
+  list(filter: 'pending' | 'decided' | 'all'): Promise<ProposalSummary[]>;
+  pending(): Promise<number>;
+  /** how many decided records `proposals/` holds, and how many it keeps (DESK_DECIDED_KEEP) */
+  keptDecided(): Promise<{ count: number; limit: number }>;
+  /** null for an unknown id */
+  get(id: string): Promise<ProposalRecord | null>;
+  /** as get, but while pending waits up to `ms` for a decision (`signal`: the client went away; past the waiters' bound it answers at once) */
+  getWhenDecided(id: string, ms: number, signal?: AbortSignal): Promise<ProposalRecord | null>;
+  /** saves through library.saveTemplate (its 412, 422 and the rest pass through); `name`: under another name; `asker`: who decides (`decided_by`, the commits' author) */
+  save(id: string, opts: ProposalSaveOptions, asker?: Asker | null): Promise<ProposalRecord>;
+  /** `asker`: who decides (the record's `decided_by`, its commit's author) */
+  dismiss(id: string, note: string | null, asker?: Asker | null): Promise<ProposalRecord>;
+  /** reads proposals/ once (done by the first call of anything else) and finishes what a crash left */
+  ready(): Promise<void>;
+  /** every wait answers now, with the record as it is, and later ones at once: the service stops */
+  stopWaiting(): void;
+  /** stops following the records a sync writes */
+  close(): void;
+}
+
+/** A draft's preview (docs/api.md, Launches): the launch preview's on the version the draft names. */
+export interface DraftPreview {
+  ok: boolean;
+  problems: Problem[];
+  runs: ReturnType<typeof previewLaunch>['runs'];
+}
+
+/** A draft with its preview on the version it names, and the template's ETag now. */
+export interface LaunchView {
+  rec: LaunchRecord;
+  preview: DraftPreview;
+  current: string | null;
+}
+
+/** An approve that was refused: why, and the draft as it is now (refreshed when the template changed). */
+export interface LaunchRefusal {
+  code: ErrorCode;
+  detail: string;
+  view: LaunchView;
+}
+
+/** An approve's options: the draft's etag as the operator saw it, and a note for the conductor (`decision_note`). */
+export interface LaunchApproveOptions {
+  ifMatch?: string | undefined;
+  note?: string | null | undefined;
+}
+
+export interface LaunchStore {
+  /** a kept draft; throws not_found, template_invalid_for_launch, invalid_launch, too_many_launches, too_many_requests; `asker` as for a proposal's create */
+  create(l: LaunchCreate, asker?: Asker | null): Promise<LaunchView>;
+  /** newest first */
+  list(filter: 'pending' | 'decided' | 'all'): Promise<LaunchSummary[]>;
+  pending(): Promise<number>;
+  keptDecided(): Promise<{ count: number; limit: number }>;
+  /** null for an unknown id */
+  get(id: string): Promise<LaunchView | null>;
+  /** as get, but while pending waits up to `ms` for a decision (`signal`: the client went away; past the waiters' bound it answers at once) */
+  getWhenDecided(id: string, ms: number, signal?: AbortSignal): Promise<LaunchView | null>;
+  /** approved, or refused with the draft as it is now */
+  approve(id: string, opts?: LaunchApproveOptions, asker?: Asker | null): Promise<LaunchView | LaunchRefusal>;
+  /** `asker` here and above: who decides (the record's `decided_by`, its commit's author) */
+  dismiss(id: string, note: string | null, asker?: Asker | null): Promise<LaunchView>;
+  /** the conductor that drafted it withdraws it; an editor, or anyone on a desk that knows nobody, any draft (else forbidden) */
+  withdraw(id: string, asker?: Asker | null): Promise<LaunchView>;
+  /** reads launches/ once (done by the first call of anything else) */
+  ready(): Promise<void>;
+  /** every wait answers now, with the record as it is, and later ones at once: the service stops */
+  stopWaiting(): void;
+  /** stops following the records a sync writes */
+  close(): void;
+}
