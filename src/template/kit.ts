@@ -1,4 +1,5 @@
 import { isTool } from './catalog/tools.js';
+import { jsonSyntaxError } from './json-syntax.js';
 import { type Problem, pointer, problem } from './problems.js';
 
 /**
@@ -41,14 +42,18 @@ export function validateKit(value: unknown): { kit: Kit | null; problems: Proble
   return problems.length ? { kit: null, problems } : { kit: { tools: obj.tools as string[] }, problems };
 }
 
-/** kit.json text as found on disk (null: no kit). */
+/**
+ * kit.json text as found on disk (null: no kit). Text that is not JSON is
+ * one problem at the line and column where it stops being JSON, found by
+ * our own scan (json-syntax.ts): the engine's message says it differently
+ * in Node and in the browser, and both must mark the same place.
+ */
 export function validateKitText(text: string | null): { kit: Kit | null; problems: Problem[] } {
   if (text === null) return { kit: null, problems: [] };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { kit: null, problems: [problem('type.mismatch', 'kit.json is not valid JSON', '/kit')] };
+  const bad = jsonSyntaxError(text);
+  if (bad) {
+    const where = `line ${bad.line}, column ${bad.column}`;
+    return { kit: null, problems: [problem('type.mismatch', `kit.json is not valid JSON at ${where}: ${bad.reason}`, '/kit', { line: bad.line, column: bad.column })] };
   }
-  return validateKit(value);
+  return validateKit(JSON.parse(text));
 }

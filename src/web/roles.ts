@@ -5,6 +5,7 @@ import { historySection } from './history-view.js';
 import { replaceText, showMarks, textEditor } from './role-editors.js';
 import { roleMerge } from './role-merge.js';
 import { canReset, stateInfo } from './states.js';
+import { offsetOf, position } from './format.js';
 import type { Kit, RoleAnswer } from '../schema/roles.js';
 import { TOOLS } from '../template/catalog/tools.js';
 import { validateKitText, validateRoleMd } from '../template/kit.js';
@@ -51,7 +52,11 @@ export class RolePage {
   private saveButton = h('button', { type: 'button', class: 'primary' }, 'Save role');
   private readonly saveHint = h('span', { class: 'hint', id: 'role-save-hint' });
   private readonly dot = h('span', { class: 'unsaved-dot', title: 'Unsaved changes', hidden: true }, h('span', { 'aria-hidden': 'true' }, '●'), h('span', { class: 'visually-hidden' }, 'unsaved changes'));
-  private readonly problemList = h('ul', { class: 'problems role-problems', 'aria-label': 'Problems in the role' });
+  /** each file's problems under its own editor: role.md's, and kit.json's at their line and column */
+  private readonly problemList = h('ul', { class: 'problems role-problems', 'aria-label': 'Problems in role.md' });
+  private readonly kitProblemList = h('ul', { class: 'problems role-problems', 'aria-label': 'Problems in kit.json' });
+  /** why the kit's boxes are closed, when they are */
+  private readonly kitWhy = h('p', { class: 'hint kit-why', id: 'kit-why', hidden: true });
   private boxes: { cb: HTMLInputElement; tool: string }[] = [];
   private hasKit: HTMLInputElement | null = null;
   private writing = 0;
@@ -156,11 +161,9 @@ export class RolePage {
     const dirty = this.dirty;
     this.dot.hidden = !dirty;
     const problems = this.problems();
-    clear(this.problemList);
-    for (const p of problems) {
-      this.problemList.append(h('li', { class: `problem ${p.severity}`, 'data-code': p.code, 'data-path': p.path }, h('span', { class: 'sev' }, p.severity), ' ', h('code', { class: 'code-id' }, p.code), ' ', h('code', {}, p.path), ' ', h('span', { class: 'msg' }, p.message)));
-    }
-    this.problemList.hidden = problems.length === 0;
+    const inKit = (p: Problem) => p.path.startsWith('/kit');
+    listProblems(this.problemList, problems.filter((p) => !inKit(p)));
+    listProblems(this.kitProblemList, problems.filter(inKit));
     if (this.kit) showMarks(this.kit, kitMarks(this.kitSource, problems));
     this.syncBoxes();
     const errors = problems.some((p) => p.severity === 'error');
@@ -182,14 +185,25 @@ export class RolePage {
       }
     })();
     const none = this.kitSource.trim() === '';
+    const editor = can('editor');
     if (this.hasKit) {
       this.hasKit.checked = !none;
-      this.hasKit.disabled = !readable && !none;
+      this.hasKit.disabled = !editor || (!readable && !none);
     }
     for (const b of this.boxes) {
       b.cb.checked = !none && tools.includes(b.tool);
-      b.cb.disabled = none || !readable;
+      b.cb.disabled = !editor || none || !readable;
     }
+    // a closed box says why (its aria-describedby), so the greyed-out list is never a riddle
+    const why = !editor
+      ? 'Changing the kit needs the editor role.'
+      : !readable && !none
+        ? 'The boxes are closed while kit.json cannot be read as a kit: fix its problems above.'
+        : none
+          ? 'This role has no kit: tick “This role has a kit” to choose its tools.'
+          : '';
+    if (this.kitWhy.textContent !== why) this.kitWhy.textContent = why;
+    this.kitWhy.hidden = why === '';
   }
 
   /** A box of the kit changed: kit.json is written again from the boxes (the editor keeps its undo). */
@@ -220,12 +234,14 @@ export class RolePage {
     const name = this.name;
     const mdHost = h('div', { class: 'role-md' });
     const kitHost = h('div', { class: 'role-kit' });
-    this.md = textEditor(mdHost, { doc: role.role_md, label: `role.md of ${name}`, prose: true, onChange: () => this.changed() });
-    this.kit = textEditor(kitHost, { doc: kitText(role.kit), label: `kit.json of ${name}`, prose: false, onChange: () => this.changed() });
-    this.hasKit = h('input', { type: 'checkbox', id: 'has-kit', onchange: () => this.fromBoxes() });
+    // a viewer or a conductor reads the role: editors they could type in would hold edits that go nowhere
+    const readOnly = !can('editor');
+    this.md = textEditor(mdHost, { doc: role.role_md, label: `role.md of ${name}`, prose: true, readOnly, onChange: () => this.changed() });
+    this.kit = textEditor(kitHost, { doc: kitText(role.kit), label: `kit.json of ${name}`, prose: false, readOnly, onChange: () => this.changed() });
+    this.hasKit = h('input', { type: 'checkbox', id: 'has-kit', 'aria-describedby': 'kit-why', onchange: () => this.fromBoxes() });
     // the catalogue's tools, then any the kit lists that it does not: nothing in kit.json is dropped silently
     const tools = [...new Set<string>([...Object.keys(TOOLS), ...(role.kit?.tools ?? [])])];
-    this.boxes = tools.map((tool) => ({ tool, cb: h('input', { type: 'checkbox', id: `tool-${tool.replace(/\W/g, '-')}`, value: tool, onchange: () => this.fromBoxes() }) }));
+    this.boxes = tools.map((tool) => ({ tool, cb: h('input', { type: 'checkbox', id: `tool-${tool.replace(/\W/g, '-')}`, value: tool, 'aria-describedby': 'kit-why', onchange: () => this.fromBoxes() }) }));
     this.saveButton = h('button', { type: 'button', class: 'primary', 'aria-describedby': 'role-save-hint', onclick: () => void this.save() }, 'Save role');
     clear(this.head);
     add(
@@ -267,11 +283,13 @@ export class RolePage {
           {},
           h('p', { class: 'label' }, 'kit.json'),
           kitHost,
+          this.kitProblemList,
           h(
             'fieldset',
             { class: 'kit' },
             h('legend', {}, 'Kit'),
             h('p', {}, this.hasKit, ' ', h('label', { for: 'has-kit' }, 'This role has a kit (kit.json)')),
+            this.kitWhy,
             h('ul', { class: 'tools', 'aria-label': 'Tools in the kit' }, this.boxes.map((b) => h('li', {}, b.cb, ' ', h('label', { for: b.cb.id }, h('code', {}, b.tool))))),
           ),
         ),
@@ -416,7 +434,7 @@ export class RolePage {
   }
 }
 
-/** Where each kit problem is in kit.json: an unknown tool at its string, anything else on the first line. */
+/** Where each kit problem is in kit.json: at its line and column when it has them (not JSON), an unknown tool at its string, anything else on the first line. */
 function kitMarks(text: string, problems: Problem[]): { from: number; to: number; severity: 'error' | 'warning'; message: string }[] {
   return problems
     .filter((p) => p.path.startsWith('/kit'))
@@ -424,7 +442,11 @@ function kitMarks(text: string, problems: Problem[]): { from: number; to: number
       const tool = /^\/kit\/tools\/(\d+)$/.exec(p.path);
       let from = 0;
       let to = text.indexOf('\n') < 0 ? text.length : text.indexOf('\n');
-      if (tool) {
+      if (p.line != null) {
+        from = Math.min(text.length, offsetOf(text, p.line, p.column ?? 1));
+        to = Math.min(text.length, from + 1);
+        if (from === to && from > 0) from -= 1; // the text ended early: the mark goes on its last character
+      } else if (tool) {
         try {
           const name = (JSON.parse(text) as { tools: unknown[] }).tools[Number(tool[1])];
           const at = typeof name === 'string' ? text.indexOf(JSON.stringify(name)) : -1;
@@ -438,6 +460,27 @@ function kitMarks(text: string, problems: Problem[]): { from: number; to: number
       }
       return { from, to, severity: p.severity, message: `${p.code}: ${p.message}` };
     });
+}
+
+/** A file's problems as a list: severity, code, line:column when known, path, message. */
+function listProblems(list: HTMLElement, problems: Problem[]): void {
+  clear(list);
+  for (const p of problems) {
+    list.append(
+      h(
+        'li',
+        { class: `problem ${p.severity}`, 'data-code': p.code, 'data-path': p.path, 'data-line': p.line ?? null },
+        h('span', { class: 'sev' }, p.severity),
+        ' ',
+        h('code', { class: 'code-id' }, p.code),
+        ' ',
+        p.line != null ? h('span', { class: 'at' }, position(p)) : h('code', {}, p.path),
+        ' ',
+        h('span', { class: 'msg' }, p.message),
+      ),
+    );
+  }
+  list.hidden = problems.length === 0;
 }
 
 /** The role's page, loaded (main.ts keeps it to ask before its edits are lost). */

@@ -50,13 +50,24 @@ describe.skipIf(missing !== null)('role page (e2e)', () => {
     const before = await boxText(kit());
     expect(JSON.parse(before)).toHaveProperty('tools');
     await setBoxText(kit(), '{ "tools": ["web.fetch", "no.such_tool"] }\n');
-    const item = page.locator('ul[aria-label="Problems in the role"] > li[data-code="tool.unknown"]');
+    const item = page.locator('ul[aria-label="Problems in kit.json"] > li[data-code="tool.unknown"]');
     await item.waitFor();
     expect(await item.getAttribute('data-path')).toBe('/kit/tools/1');
     await page.locator('.role-kit .cm-lintRange-error', { hasText: '"no.such_tool"' }).waitFor();
     expect(await page.getByRole('button', { name: 'Save role' }).isDisabled()).toBe(true);
     await page.keyboard.press('Control+s');
     expect(existsSync(roleFile('kit.json'))).toBe(false);
+
+    // not JSON (a trailing comma on line 8): listed under kit.json at the comma's line and column, the boxes closed saying why
+    await setBoxText(kit(), '{\n  "tools": [\n    "web.fetch",\n    "fs.read",\n    "fs.write",\n    "shell.run",\n    "git.diff",\n    "git.log",\n  ]\n}\n');
+    const syntax = page.locator('ul[aria-label="Problems in kit.json"] > li[data-code="type.mismatch"]');
+    await syntax.waitFor();
+    expect(await syntax.getAttribute('data-line')).toBe('8');
+    expect(await syntax.locator('.at').textContent()).toBe('8:14');
+    expect(await page.locator('ul[aria-label="Problems in role.md"] > li').count()).toBe(0);
+    await page.locator('.role-kit .cm-lintRange-error', { hasText: ',' }).waitFor();
+    expect(await page.getByRole('checkbox', { name: 'web.fetch' }).isDisabled()).toBe(true);
+    expect(await page.locator('#kit-why').textContent()).toContain('cannot be read as a kit');
 
     // a box of the kit writes kit.json: the unknown tool removed by hand, then web.fetch unticked
     await setBoxText(kit(), '{ "tools": ["web.fetch"] }\n');
