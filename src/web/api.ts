@@ -16,6 +16,8 @@ export class ApiError extends Error {
     readonly code: string,
     readonly detail: string,
     readonly problems: Problem[],
+    /** the whole problem body, for the members some answers add (a refreshed launch draft's `draft`) */
+    readonly body: Record<string, unknown> = {},
   ) {
     super(detail || `${status} ${code}`);
     this.name = 'ApiError';
@@ -51,6 +53,29 @@ function setToken(t: string): void {
   }
 }
 
+/** Sign out: the tab forgets its token; the next request asks for one again. */
+export function forgetToken(): void {
+  try {
+    sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // nothing was kept
+  }
+}
+
+/**
+ * A refusal for the person (403: the role does not allow it) said in the
+ * status line in words, whatever the view does with the error: a view that
+ * only shows it quietly, or not at all, never leaves the click unanswered.
+ */
+function sayRefused(detail: string): void {
+  const el = document.getElementById('status');
+  if (!el) return;
+  el.textContent = `Refused: ${detail}`;
+  el.dataset.kind = 'error';
+  el.classList.remove('visually-hidden');
+  el.hidden = false;
+}
+
 export async function call<T>(method: string, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
   let refused = false;
   for (;;) {
@@ -75,11 +100,13 @@ export async function call<T>(method: string, path: string, opts: RequestOptions
     const body = await readBody(res);
     if (!res.ok) {
       const b = (body ?? {}) as Record<string, unknown>;
+      if (res.status === 403 && b.code === 'forbidden') sayRefused(typeof b.detail === 'string' ? b.detail : 'your role does not allow this');
       throw new ApiError(
         res.status,
         typeof b.code === 'string' ? b.code : String(res.status),
         typeof b.detail === 'string' ? b.detail : typeof b.title === 'string' ? b.title : res.statusText,
         Array.isArray(b.problems) ? (b.problems as Problem[]) : [],
+        b,
       );
     }
     return { status: res.status, body: body as T, etag: res.headers.get('etag') };

@@ -105,7 +105,8 @@ export function editorExtensions(o: SetupOptions): Extension[] {
     // tabindex: contenteditable is focusable anyway, but axe counts the scroller as keyboard-reachable only with it
     // no aria-describedby: the editor sits in a shadow root (editor.ts), where ids outside do not resolve;
     // the problem summary is a live status region, so changes are announced anyway
-    EditorView.contentAttributes.of({ 'aria-label': o.label, tabindex: '0' }),
+    // read-only stays focusable with a caret (reading, search, selection by keyboard); aria-readonly says it cannot be typed in
+    EditorView.contentAttributes.of({ 'aria-label': o.label, tabindex: '0', ...(o.readOnly ? { 'aria-readonly': 'true' } : {}) }),
     EditorView.updateListener.of((u) => {
       if (u.docChanged) o.onChange();
     }),

@@ -6,6 +6,7 @@ import { canReset, rowLabel, stateInfo } from './states.js';
 import type { RoleSummary } from '../schema/roles.js';
 import type { TemplateSummary } from '../schema/templates.js';
 import { confirmInline, errorText, say } from './ui.js';
+import { can } from './me.js';
 
 /**
  * One library row: the name (its link named for assistive technology with
@@ -190,7 +191,8 @@ function fill(e: Entry, li: HTMLElement, items: HTMLElement, hooks: RowHooks, cl
   add(
     items,
     h('li', {}, h('a', { href: `#/${e.kind === 'template' ? 'templates' : 'roles'}/${x.name}` }, 'Open')),
-    canReset(x.state, shipped)
+    // what only an editor may do is left out for the others (me.ts)
+    can('editor') && canReset(x.state, shipped)
       ? item(e.kind === 'template' ? 'Reset to shipped' : 'Reset role to built-in', () =>
           confirmInline(
             notices,
@@ -209,8 +211,8 @@ function fill(e: Entry, li: HTMLElement, items: HTMLElement, hooks: RowHooks, cl
           ),
         )
       : null,
-    e.kind === 'template' ? item('Duplicate as new template', () => duplicateForm(notices, x.name)) : null,
-    x.state === 'custom'
+    e.kind === 'template' && can('editor') ? item('Duplicate as new template', () => duplicateForm(notices, x.name)) : null,
+    x.state === 'custom' && can('editor')
       ? item(
           'Delete',
           () =>

@@ -24,3 +24,15 @@ export const whoAmI = (): MeAnswer => me;
 
 /** May the user take an action that needs `role`? */
 export const can = (role: UserRoleName): boolean => RANK.indexOf(me.role) >= RANK.indexOf(role);
+
+/**
+ * The line under the header for someone who cannot change the library: a
+ * viewer reads; a conductor reads here and proposes through the API. Null
+ * for an editor, or a desk without users.
+ */
+export function roleNote(): string | null {
+  if (me.name === null || can('editor')) return null;
+  return me.role === 'conductor'
+    ? `You are viewing as ${me.name}, a conductor: you propose templates and draft launches through the API; saving and deciding need the editor role.`
+    : `You are viewing as ${me.name}, a viewer: you can read everything here; changing the library needs the editor role.`;
+}

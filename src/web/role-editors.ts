@@ -49,7 +49,7 @@ export function textEditor(parent: HTMLElement, o: TextEditorOptions): EditorVie
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         EditorState.tabSize.of(2),
         EditorState.readOnly.of(o.readOnly ?? false),
-        EditorView.contentAttributes.of({ 'aria-label': o.label, tabindex: '0' }),
+        EditorView.contentAttributes.of({ 'aria-label': o.label, tabindex: '0', ...(o.readOnly ? { 'aria-readonly': 'true' } : {}) }),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) o.onChange();
         }),

@@ -33,8 +33,6 @@ export function syncIndicator(el: HTMLElement): SyncIndicator {
   const button = h('button', { type: 'button', class: 'sync-now', onclick: () => void now() }, 'Sync now');
   const details = h('span', { class: 'sync-details' });
   el.append(text, details);
-  // syncing is an editor's (me.ts)
-  if (can('editor')) el.append(button);
 
   function render(s: SyncStatus): void {
     if (s.remote === null) {
@@ -44,6 +42,9 @@ export function syncIndicator(el: HTMLElement): SyncIndicator {
       return;
     }
     el.hidden = false;
+    // syncing is an editor's (me.ts): decided when drawn, since the first status may be read before GET /me answers
+    if (can('editor') && !button.isConnected) el.append(button);
+    else if (!can('editor')) button.remove();
     el.classList.toggle('warn', s.last_error !== null || s.diverged.length + s.diverged_roles.length > 0);
     text.textContent = summary(s);
     el.title = `remote: ${s.remote}${s.last_sync ? `; last synced ${new Date(s.last_sync).toLocaleString()}` : '; not synced yet'}`;

@@ -88,7 +88,8 @@ export class TemplatePage {
       name: this.name,
       source: body.source,
       problems: body.problems,
-      readOnly: body.read_only,
+      // a viewer or a conductor cannot save: an editor they could type in would only hold edits that go nowhere
+      readOnly: body.read_only || !can('editor'),
       onCard: (card) => {
         this.draftCard = card;
         if (this.tab === 'card') this.renderCard();
@@ -141,6 +142,10 @@ export class TemplatePage {
   async saveShortcut(): Promise<void> {
     if (this.detail.read_only) {
       say('This template is read-only here.', this.toolbar, 'info');
+      return;
+    }
+    if (!can('editor')) {
+      say('Saving needs the editor role.', this.toolbar, 'info');
       return;
     }
     const st = await this.editor.settled();

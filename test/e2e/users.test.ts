@@ -10,7 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { packageRoot } from '../../src/paths.js';
 import { UserDirectory } from '../../src/http/users-directory.js';
 import { TOKENS, writeUsers } from '../users-fixture.js';
-import { editorText, setEditorText } from './editor-page.js';
+import { editorText, setEditorText, sourceBox } from './editor-page.js';
 import { browserMissing, useBrowser } from './harness.js';
 
 const missing = browserMissing();
@@ -35,13 +35,31 @@ describe.skipIf(missing !== null)('users and roles (e2e)', () => {
     return page;
   }
 
-  it('a viewer sees its name and role, and no write action anywhere it looks', async () => {
+  /** signs in through the page's own form, as a person would, with their personal token */
+  async function signIn(page: Page, token: string): Promise<void> {
+    const dialog = page.getByRole('dialog', { name: 'Sign in' });
+    await dialog.getByRole('textbox', { name: 'Your token' }).fill(token);
+    await dialog.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  it('a viewer signs in with a personal token and reads: editors read-only, no write action, nothing to guard', async () => {
     const base = await served();
-    const page = await tabAs(TOKENS.vera);
+    const page = await t.page();
     await page.goto(`${base}/#/`);
+    await page.getByRole('dialog', { name: 'Sign in' }).waitFor();
+    // nothing was in contact yet: no contact banner behind the form
+    expect(await page.locator('#connection').isVisible()).toBe(false);
+    await signIn(page, TOKENS.vera);
     await expect.poll(() => page.locator('#who-am-i').textContent()).toBe('vera · viewer');
     await page.locator('.library').waitFor();
+    expect(await page.locator('#role-note').textContent()).toContain('needs the editor role');
     expect(await page.getByRole('link', { name: 'New template' }).count()).toBe(0);
+    // the row menu offers only Open
+    await page.getByRole('button', { name: 'Actions for template quick-fix' }).click();
+    const menu = page.locator('.row[data-key="template:quick-fix"] .row-menu');
+    await menu.getByRole('link', { name: 'Open' }).waitFor();
+    expect(await menu.getByRole('button').count()).toBe(0);
+    await page.keyboard.press('Escape');
 
     await page.goto(`${base}/#/templates/quick-fix`);
     await page.locator('.cm-content').first().waitFor();
@@ -53,6 +71,28 @@ describe.skipIf(missing !== null)('users and roles (e2e)', () => {
     for (const name of ['Save', 'Revert edits', 'Reset to shipped', 'Delete', 'Duplicate as new template', 'Acknowledge shipped version']) {
       expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(0);
     }
+    // the editor is read-only: typing changes nothing, no unsaved dot, and leaving asks nothing
+    const before = await editorText(page, 'quick-fix');
+    expect(await sourceBox(page, 'quick-fix').getAttribute('aria-readonly')).toBe('true');
+    await sourceBox(page, 'quick-fix').click();
+    await page.keyboard.type('typed by a viewer');
+    expect(await editorText(page, 'quick-fix')).toBe(before);
+    expect(await page.locator('.page-head .unsaved-dot').isHidden()).toBe(true);
+    await page.getByRole('link', { name: 'Library', exact: true }).click();
+    await page.locator('.library').waitFor();
+    expect(await page.getByRole('dialog', { name: 'Leave this page?' }).count()).toBe(0);
+
+    // a role: both editors read-only, the kit's boxes closed, saying why
+    await page.goto(`${base}/#/roles/worker`);
+    const md = page.getByRole('textbox', { name: 'role.md of worker' });
+    await md.waitFor();
+    expect(await md.getAttribute('aria-readonly')).toBe('true');
+    expect(await page.getByRole('button', { name: 'Save role' }).count()).toBe(0);
+    const box = page.getByRole('checkbox', { name: 'web.fetch' });
+    expect(await box.isDisabled()).toBe(true);
+    expect(await box.getAttribute('aria-describedby')).toBe('kit-why');
+    expect(await page.locator('#kit-why').textContent()).toContain('editor role');
+
     // a pending proposal (the conductor's): the viewer reads it, and cannot decide it; an editor can
     const shipped = (await (await fetch(`${base}/api/desk/templates/quick-fix`, { headers: { authorization: `Bearer ${TOKENS.vera}` } })).json()) as { source: string };
     const made = await fetch(`${base}/api/desk/proposals`, {
@@ -65,9 +105,27 @@ describe.skipIf(missing !== null)('users and roles (e2e)', () => {
     await page.getByText('a try').first().waitFor();
     expect(await page.getByRole('button', { name: 'Save to library' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Dismiss', exact: true }).count()).toBe(0);
+    // Sign out forgets the tab's token: the page asks again
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('dialog', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('desk-library.token')")).toBeNull();
+
     const editor = await tabAs(TOKENS.ann);
     await editor.goto(`${base}/#/proposals`);
     await editor.getByRole('button', { name: 'Save to library' }).first().waitFor();
+    expect(await editor.locator('#role-note').count()).toBe(0);
+
+    // a conductor: told what it may do, the template read-only, no decision
+    const conductor = await tabAs(TOKENS.carl);
+    await conductor.goto(`${base}/#/templates/quick-fix`);
+    await expect.poll(() => conductor.locator('#who-am-i').textContent()).toBe('carl · conductor');
+    expect(await conductor.locator('#role-note').textContent()).toContain('conductor');
+    await sourceBox(conductor, 'quick-fix').waitFor();
+    expect(await sourceBox(conductor, 'quick-fix').getAttribute('aria-readonly')).toBe('true');
+    expect(await conductor.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
+    await conductor.goto(`${base}/#/proposals`);
+    await conductor.getByText('a try').first().waitFor();
+    expect(await conductor.getByRole('button', { name: 'Save to library' }).count()).toBe(0);
   });
 
   it('an editor saves, and History says who', async () => {
