@@ -1,7 +1,7 @@
 import { h } from './dom.js';
 
 /**
- * The token form, shown when the service answers 401. One form at a time:
+ * The sign-in form, shown when the service answers 401. One form at a time:
  * every request that meets a 401 while it is open waits on the same answer.
  */
 let pending: Promise<string> | null = null;
@@ -15,22 +15,22 @@ export function askToken(refused: boolean): Promise<string> {
       required: true,
       'aria-describedby': 'token-help',
     });
+    // the page cannot tell a personal token from the desk's shared one, so it names both and claims neither
     const form = h(
       'form',
       { class: 'token-form' },
-      h('h2', {}, 'This service needs its access token'),
+      h('h2', {}, 'Sign in with your token'),
       h(
         'p',
         { id: 'token-help' },
-        refused
-          ? 'The token was refused. Enter the value of DESK_TOKEN the service was started with.'
-          : 'Enter the value of DESK_TOKEN the service was started with. It is kept for this tab only.',
+        refused ? h('strong', { class: 'token-refused' }, 'That token was refused. ') : null,
+        'Your token is a personal one from whoever runs the desk, or the desk’s shared token. It is kept for this tab only, until you sign out or close it.',
       ),
-      h('label', { for: 'token-input' }, 'Token'),
+      h('label', { for: 'token-input' }, 'Your token'),
       input,
-      h('button', { type: 'submit' }, 'Use token'),
+      h('button', { type: 'submit' }, 'Sign in'),
     );
-    const backdrop = h('div', { class: 'modal', role: 'dialog', 'aria-modal': 'true', 'aria-label': 'Access token' }, form);
+    const backdrop = h('div', { class: 'modal', role: 'dialog', 'aria-modal': 'true', 'aria-label': 'Sign in' }, form);
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
       const value = input.value.trim();

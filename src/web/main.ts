@@ -1,15 +1,15 @@
-import { ApiError, call } from './api.js';
+import { ApiError, call, forgetToken, token } from './api.js';
 import { clear, h, whenIdle } from './dom.js';
 import { guardLeaving } from './editor-leave.js';
 import { libraryView, refreshLibrary } from './list.js';
 import { newTemplateView } from './new-template.js';
 import { refreshProposalCount } from './proposal-count.js';
-import { type LiveState, startLive } from './live.js';
-import { syncIndicator } from './sync-indicator.js';
+import { type LiveEvent, type LiveState, startLive } from './live.js';
+import { type SyncIndicator, syncIndicator } from './sync-indicator.js';
 import type { RolePage } from './roles.js';
 import type { Tab, TemplatePage } from './template-view.js';
 import { invalidateCatalogue } from './validator.js';
-import { loadMe } from './me.js';
+import { loadMe, roleNote } from './me.js';
 import type { RoleList } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
 import { errorText, unsay } from './ui.js';
@@ -196,19 +196,35 @@ document.addEventListener('keydown', (ev) => {
   ev.preventDefault();
   void open.saveShortcut();
 });
-/** The header names the user and role (from GET /me), when the desk knows users. */
+/**
+ * The header names the user and role (from GET /me), when the desk knows
+ * users; someone who cannot change the library is told so once, under the
+ * header; a tab holding a token can sign out.
+ */
 function showMe(name: string | null, role: string): void {
-  if (name === null) return;
   const header = document.querySelector('header.top');
-  header?.append(h('p', { id: 'who-am-i', class: 'root-info', 'data-role': role }, `${name} · ${role}`));
+  if (name !== null) header?.append(h('p', { id: 'who-am-i', class: 'root-info', 'data-role': role }, `${name} · ${role}`));
+  if (token() !== null) header?.append(h('button', { type: 'button', id: 'sign-out', class: 'sign-out', onclick: signOut }, 'Sign out'));
+  const note = roleNote();
+  if (note) header?.after(h('p', { id: 'role-note', class: 'role-note', 'data-role': role }, note));
+}
+/** Forgets the tab's token and loads the page again, which then asks for one (the leave guard asks first about unsaved edits). */
+function signOut(): void {
+  forgetToken();
+  location.reload();
 }
 // who the user is before the first view, which leaves out what the role cannot do (me.ts);
-// the banner after the first view: its GET /status lists the library too, and the list view waits for no one
+// the banner after the first view: its GET /status lists the library too, and the list view waits for no one;
+// the events stream once the service has answered (and a token, if it wants one, was taken): no contact to lose before
 void loadMe()
   .then((me) => showMe(me.name, me.role))
-  .finally(() => void route().finally(() => void banner()));
-// shown only when the service syncs with a team remote
-const sync = syncIndicator(document.getElementById('sync-indicator') ?? document.createElement('p'));
+  .finally(() => {
+    sync = syncIndicator(document.getElementById('sync-indicator') ?? document.createElement('p'));
+    startLive(onEvent, connection);
+    void route().finally(() => void banner());
+  });
+// shown only when the service syncs with a team remote; read once the page knows who it works for
+let sync: SyncIndicator | null = null;
 
 /**
  * Live updates (live.ts). The open list is drawn again in place — the
@@ -245,7 +261,7 @@ function connection(state: LiveState): void {
     invalidateCatalogue();
     void page?.recheck();
     rolePageOpen?.changedElsewhere(null);
-    sync.refresh();
+    sync?.refresh();
     if (relist) clearTimeout(relist);
     relist = setTimeout(() => void redrawList(), 100);
     setTimeout(() => {
@@ -253,7 +269,7 @@ function connection(state: LiveState): void {
     }, 8000);
   }
 }
-startLive((e) => {
+function onEvent(e: LiveEvent): void {
   // a sync round says once for all its names: the list, the catalogue and an open template are read again
   if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'library.synced' || e.type === 'library.upgraded' || e.type === 'resync') {
     // the names the page's validator checks against may have changed (validator.ts)
@@ -261,7 +277,7 @@ startLive((e) => {
     if (relist) clearTimeout(relist);
     relist = setTimeout(() => void redrawList(), 100);
   }
-  if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'library.synced') sync.refresh();
+  if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'library.synced') sync?.refresh();
   if (e.type === 'template.changed' && page?.name === e.data.name) page.changedElsewhere(e.data.etag);
   if (e.type === 'role.changed' && rolePageOpen?.name === e.data.name) rolePageOpen.changedElsewhere(e.data.etag);
   if (e.type === 'resync' || e.type === 'library.synced') void page?.recheck();
@@ -275,4 +291,4 @@ startLive((e) => {
   // operator is writing in it (a dismissal's note): a redraw would drop that text
   const writing = main.querySelector('.launches :is(textarea, input):focus, .launches dialog[open]');
   if ((e.type === 'launch.drafted' || e.type === 'launch.decided') && main.querySelector('.launches') && !writing) void route();
-}, connection);
+}

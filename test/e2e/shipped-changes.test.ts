@@ -67,21 +67,35 @@ describe.skipIf(missing !== null)('settings page: shipped changes and the token 
     expect(onDisk).toContain(NEW_GATE);
   });
 
-  it('asks for the token on a 401, again when refused, and keeps it for the tab', async () => {
+  it('asks for the token on a 401, again when refused (the events stream waits), and keeps it for the tab', async () => {
     const served = t.defer(await serve({ token: 'open-sesame' }));
     page = await t.page();
+    const streams: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/api/desk/events') streams.push(r.url());
+    });
     await page.goto(`${served.base}/#/`);
-    const dialog = page.getByRole('dialog', { name: 'Access token' });
-    await dialog.getByRole('textbox', { name: 'Token' }).fill('wrong');
-    await dialog.getByRole('button', { name: 'Use token' }).click();
-    await dialog.getByText('The token was refused', { exact: false }).waitFor();
-    await dialog.getByRole('textbox', { name: 'Token' }).fill('open-sesame');
-    await dialog.getByRole('button', { name: 'Use token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Sign in' });
+    await dialog.getByRole('textbox', { name: 'Your token' }).fill('wrong');
+    await dialog.getByRole('button', { name: 'Sign in' }).click();
+    await dialog.locator('.token-refused').waitFor();
+    // a refused token knocks no more: the stream (which once retried every 5 s) waits for a new token
+    await page.waitForTimeout(6000);
+    expect(streams).toEqual([]);
+    // and no contact banner was shown: there was no contact to lose
+    expect(await page.locator('#connection').isVisible()).toBe(false);
+    await dialog.getByRole('textbox', { name: 'Your token' }).fill('open-sesame');
+    await dialog.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'template quick-fix, shipped', exact: true }).waitFor();
     expect(await page.evaluate("sessionStorage.getItem('desk-library.token')")).toBe('open-sesame');
+    await expect.poll(() => streams.length).toBeGreaterThan(0);
 
     await page.reload();
     await page.getByRole('link', { name: 'template quick-fix, shipped', exact: true }).waitFor();
-    expect(await page.getByRole('dialog', { name: 'Access token' }).count()).toBe(0);
+    expect(await page.getByRole('dialog', { name: 'Sign in' }).count()).toBe(0);
+    // Sign out forgets the tab's token and asks again
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('dialog', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('desk-library.token')")).toBeNull();
   });
 });
