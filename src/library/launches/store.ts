@@ -5,7 +5,7 @@ import { problem } from '../../template/problems.js';
 import type { LibraryLogger } from '../context.js';
 import type { FaultHook } from '../disk/fs-safe.js';
 import { ifMatchPasses } from '../disk/markers.js';
-import { whoIs } from '../proposals/asker.js';
+import { type Asker, whoIs } from '../proposals/asker.js';
 import { openRecordIndex } from '../proposals/record-index.js';
 import { DEFAULT_DECIDED_KEEP } from '../proposals/retention.js';
 import { openWaiters, readWhenDecided, type Waiters } from '../proposals/waiters.js';
@@ -38,6 +38,20 @@ export interface LaunchStoreOptions {
 export type { LaunchApproveOptions, LaunchRefusal, LaunchStore, LaunchView } from '../records-contract.js';
 
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
+
+/**
+ * A conductor withdraws only the drafts it made (`from` is its name, which
+ * the store writes whatever the request says); an editor withdraws any, and
+ * so does anyone on a desk that knows nobody (no role) or a caller of the
+ * library's own (no asker). Anyone else is forbidden, and the draft stays.
+ */
+function mayWithdraw(rec: LaunchRecord, asker: Asker | null): void {
+  if (!asker || asker.role === null || asker.role === 'editor') return;
+  if (asker.role === 'conductor' && asker.person !== null && rec.from === asker.person) return;
+  throw new DeskError('forbidden', `${asker.person ?? asker.address} did not draft ${rec.id}; a conductor withdraws only its own drafts, an editor any`, {
+    needed_role: 'editor',
+  });
+}
 
 export const isRefusal = (r: LaunchView | LaunchRefusal): r is LaunchRefusal => 'code' in r;
 
@@ -209,7 +223,11 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
     },
     async withdraw(id, asker = null) {
       index.writable();
-      return serial(async () => viewOf(await decide(await undecided(id), 'withdrawn', whoIs(asker))));
+      return serial(async () => {
+        const rec = await undecided(id);
+        mayWithdraw(rec, asker);
+        return viewOf(await decide(rec, 'withdrawn', whoIs(asker)));
+      });
     },
   };
 }

@@ -1,0 +1,76 @@
+/**
+ * The record stores' rules that turn on who asks (src/library/proposals/asker.ts),
+ * over HTTP on a desk with users: a conductor withdraws only its own drafts,
+ * an editor any; the hourly allowances count per person; a record's commits
+ * carry the person who made it.
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import { type App, buildApp } from '../src/app.js';
+import { tokenDigest, type UserEntry } from '../src/http/users.js';
+import { UserDirectory } from '../src/http/users-directory.js';
+import { openLibrary } from '../src/library/library.js';
+import type { RecordsOptions } from '../src/library/records.js';
+import type { Library } from '../src/library/types.js';
+import { API, type Fixture, fixture } from './http-fixture.js';
+import { TOKENS, USERS, writeUsers } from './users-fixture.js';
+
+const CORA = 'conductor-token-cora-0123456789abcdef';
+/** the fixture's people and a second conductor */
+const PEOPLE: UserEntry[] = [...USERS, { name: 'cora', role: 'conductor', token_sha256: tokenDigest(CORA), email: 'cora@example.org' }];
+type Person = keyof typeof TOKENS | 'cora';
+const tokenOf = (p: Person) => (p === 'cora' ? CORA : TOKENS[p]);
+
+let fx: Fixture;
+let library: Library;
+let app: App;
+
+async function open(records: RecordsOptions = {}): Promise<void> {
+  fx = await fixture();
+  const users = UserDirectory.open({ file: await writeUsers(fx.dir, PEOPLE) });
+  library = await openLibrary({ root: fx.root!, harnessDir: fx.harness, records, history: { author: 'Desk One <desk@one.example>', authorOf: (w) => users.authorOf(w) } });
+  app = await buildApp({ library, web: false, users, authRate: { max: 1_000_000 } });
+  await app.ready();
+}
+
+afterEach(async () => {
+  await app?.close();
+  await library?.close();
+  await fx?.cleanup();
+});
+
+const post = (who: Person, path: string, payload: object = {}, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'POST', url: `${API}${path}`, headers: { authorization: `Bearer ${tokenOf(who)}`, 'content-type': 'application/json', ...headers }, payload });
+const get = (who: Person, path: string) => app.inject({ url: `${API}${path}`, headers: { authorization: `Bearer ${tokenOf(who)}` } });
+const draft = async (who: Person) => {
+  const r = await post(who, '/launches', { template: 'alpha', inputs: {} });
+  expect(r.statusCode).toBe(201);
+  return r.json().id as string;
+};
+
+describe('withdraw', () => {
+  test("a conductor withdraws its own draft; another conductor's withdraw is 403 forbidden and the draft stays pending", async () => {
+    await open();
+    const mine = await draft('carl');
+    const theirs = await draft('cora');
+    const refused = await post('carl', `/launches/${theirs}/withdraw`);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'forbidden', needed_role: 'editor' });
+    expect((await get('ann', `/launches/${theirs}`)).json()).toMatchObject({ status: 'pending', decided_by: null });
+    expect(JSON.parse((await fx.read('launches', `${theirs}.json`))!)).toMatchObject({ status: 'pending', from: 'cora' });
+    expect((await post('carl', `/launches/${mine}/withdraw`)).json()).toMatchObject({ status: 'withdrawn', decided_by: 'carl' });
+  });
+
+  test("an editor withdraws anyone's draft", async () => {
+    await open();
+    const id = await draft('cora');
+    expect((await post('ann', `/launches/${id}/withdraw`)).json()).toMatchObject({ status: 'withdrawn', decided_by: 'ann' });
+  });
+
+  test('the store holds the rule for any caller, not only the route', async () => {
+    await open();
+    const id = await draft('cora');
+    const carl = { person: 'carl', role: 'conductor' as const, address: '127.0.0.1' };
+    await expect(library.launches.withdraw(id, carl)).rejects.toMatchObject({ code: 'forbidden' });
+    expect((await library.launches.get(id))?.rec.status).toBe('pending');
+  });
+});
