@@ -3,10 +3,12 @@
  * users file read at the start, and again on SIGHUP (server.ts) or when the
  * file changes. A file that does not read keeps the users from before and
  * says why in the log; only at the start does it refuse (UsersFileError).
+ * Once a file is set, every request must name someone, even while the file
+ * lists nobody: an emptied file locks everyone out, never lets everyone in.
  */
-import { readFileSync, unwatchFile, watchFile } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { unwatchFile, watchFile } from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
+import { readUsersFile, readUsersFileSync } from './users-file.js';
 import { type DeskUser, parseUsers, tokenDigest, type UserTable, userTable, USER_NAME } from './users.js';
 
 export class UsersFileError extends Error {
@@ -40,29 +42,35 @@ export class UserDirectory {
     const file = o.file?.trim() || null;
     const token = o.token?.trim() || null;
     if (file === null) return new UserDirectory(null, token, userTable([], token));
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new UsersFileError(`DESK_USERS_FILE ${file} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
-    const { users, problems } = parseUsers(text);
+    const read = readUsersFileSync(file);
+    if ('why' in read) throw new UsersFileError(`DESK_USERS_FILE ${file} cannot be read: ${read.why}`);
+    const { users, problems } = parseUsers(read.text);
     if (problems.length) throw new UsersFileError(`DESK_USERS_FILE ${file}: ${problems.join('; ')}`);
     return new UserDirectory(file, token, userTable(users, token));
   }
 
-  /** Is anyone known? Then every /api request must say who it is (also on loopback). */
+  /** A users file is set, or DESK_TOKEN: then every /api request must say who it is (also on loopback), even while nobody is listed. */
   get active(): boolean {
-    return this.table.byDigest.size > 0;
+    return this.file !== null || this.table.byDigest.size > 0;
   }
 
   get size(): number {
     return this.table.byDigest.size;
   }
 
+  /** A users file is set and nobody can sign in with a token: it lists no one, and there is no DESK_TOKEN. */
+  get nobody(): boolean {
+    return this.file !== null && this.table.byDigest.size === 0;
+  }
+
   /** The user whose token this is: one hash and one map lookup, whatever the number of users. */
   identify(token: string): DeskUser | undefined {
-    return this.table.byDigest.get(tokenDigest(token));
+    return this.identifyDigest(tokenDigest(token));
+  }
+
+  /** The user whose token has this sha256 (tokenDigest), for a caller that needs the digest itself too. */
+  identifyDigest(digest: string): DeskUser | undefined {
+    return this.table.byDigest.get(digest);
   }
 
   /** A user by name, or by address (the auth proxy's header may carry either). */
@@ -87,20 +95,19 @@ export class UserDirectory {
   /** Reads the file again; on a problem the users stay as they were. Resolves to whether it took. */
   async reload(log: FastifyBaseLogger): Promise<boolean> {
     if (this.file === null) return false;
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (e) {
-      log.error({ file: this.file, err: (e as NodeJS.ErrnoException).code ?? (e as Error).message }, 'users file not read; the users stay as they were');
+    const read = await readUsersFile(this.file);
+    if ('why' in read) {
+      log.error({ file: this.file, err: read.why }, 'users file not read; the users stay as they were');
       return false;
     }
-    const { users, problems } = parseUsers(text);
+    const { users, problems } = parseUsers(read.text);
     if (problems.length) {
       log.error({ file: this.file, problems }, 'users file refused; the users stay as they were');
       return false;
     }
     this.table = userTable(users, this.token);
-    log.info({ file: this.file, users: users.length }, 'users file read');
+    if (this.nobody) log.warn({ file: this.file, users: 0 }, 'users file lists nobody: nobody can sign in until one is added (desk-library user add)');
+    else log.info({ file: this.file, users: users.length }, 'users file read');
     return true;
   }
 
