@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   invalid_launch: { status: 422, title: 'The launch inputs do not check' },
   too_many_requests: { status: 429, title: 'Too many requests from this client; try again later' },
   too_many_subscribers: { status: 503, title: 'Too many event streams are open; try again later' },
+  record_unreadable: { status: 503, title: 'A proposal or launch draft could not be read just now; it is kept, try again' },
   shutting_down: { status: 503, title: 'The service is stopping; try again once it is back' },
   history_unavailable: { status: 503, title: 'The library keeps no history here (git is missing or there is no root)' },
   library_unwritable: { status: 507, title: 'The library folder cannot be written' },

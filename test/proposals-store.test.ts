@@ -202,3 +202,56 @@ test('ids sort by creation and differ within one millisecond', async () => {
   expect(ids[3]! > ids[0]! && ids[3]! > ids[1]! && ids[3]! > ids[2]!).toBe(true);
   expect((await store.list('pending'))[0]!.id).toBe(ids[3]);
 });
+
+describe('a read that fails for a passing reason', () => {
+  /** Fails the next `n` record reads with `code`, as a process out of file descriptors would. */
+  function failingReads() {
+    const f = { n: 0, code: 'EMFILE', seen: 0 };
+    const hook = (s: string) => {
+      if (s !== 'proposal:read' || f.n === 0) return;
+      f.n -= 1;
+      f.seen += 1;
+      throw Object.assign(new Error(`${f.code}: too many open files`), { code: f.code });
+    };
+    return { f, hook };
+  }
+
+  test('EMFILE keeps the record listed and decidable: 503 record_unreadable only after two more tries, then it reads', async () => {
+    const { f, hook } = failingReads();
+    const store = openProposalStore({ library, faults: hook });
+    const { id } = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA });
+    f.n = 3;
+    await expect(store.get(id)).rejects.toMatchObject({ code: 'record_unreadable', status: 503 });
+    expect(f.seen).toBe(3);
+    expect((await store.list('pending')).map((p) => p.id)).toEqual([id]);
+    expect(await store.pending()).toBe(1);
+    // one failure, then the retry reads it
+    f.n = 1;
+    expect(await store.get(id)).toMatchObject({ id, status: 'pending' });
+    f.n = 2;
+    f.code = 'EIO';
+    expect(await store.dismiss(id, 'later')).toMatchObject({ id, status: 'dismissed' });
+    expect(await onDisk(id)).toMatchObject({ status: 'dismissed', note: 'later' });
+  });
+
+  test('a gone file still leaves the index', async () => {
+    const store = openProposalStore({ library });
+    const { id } = await store.create({ name: 'gamma', purpose: 'p', source: GAMMA });
+    await rm(join(fx.root, 'proposals', `${id}.json`));
+    expect(await store.get(id)).toBeNull();
+    expect(await store.list('all')).toEqual([]);
+  });
+
+  test('a record the start could not read is listed once a later call reads it', async () => {
+    const first = openProposalStore({ library });
+    const { id } = await first.create({ name: 'gamma', purpose: 'p', source: GAMMA });
+    const { f, hook } = failingReads();
+    f.n = 1_000;
+    f.code = 'ENFILE';
+    const store = await restart({ faults: hook });
+    expect(await store.list('all')).toEqual([]);
+    f.n = 0;
+    await expect.poll(async () => (await store.list('pending')).map((p) => p.id), { timeout: 5000, interval: 200 }).toEqual([id]);
+    expect(await store.get(id)).toMatchObject({ id, status: 'pending' });
+  });
+});

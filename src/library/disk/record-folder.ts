@@ -1,6 +1,6 @@
 import { type Dirent, readdirSync } from 'node:fs';
 import { removeFileDurable, TEMP_PREFIX } from './atomic-write.js';
-import { type FsContext, oddType, overCap, type ReadOutcome, readNoFollow, reportOdd, safeDirSync } from './fs-safe.js';
+import { dirSync, fault, type FsContext, oddType, overCap, type ReadOutcome, readNoFollow, reportOdd, safeDirSync } from './fs-safe.js';
 
 /**
  * A folder of JSON records, one `<id>.json` each (`proposals/`,
@@ -27,33 +27,69 @@ function oddReason(r: ReadOutcome, parsed: boolean, what: string): string | null
   return r.kind === 'too_large' ? overCap(r.size) : r.reason;
 }
 
-/** One record by id, or null (missing, or odd: reported). */
-export async function readRecord<R>(fs: FsContext, f: RecordFolder<R>, id: string): Promise<R | null> {
-  const dir = safeDirSync(fs, [f.folder]);
-  if (!dir) return null;
-  const r = await readNoFollow(`${dir.dir}/${id}.json`, f.cap);
+/**
+ * What a read of one record found: the record; `gone` — no such file, or
+ * something there that is not a record the service wrote (a torn or
+ * hand-made file, a link, a FIFO, a folder, one over the cap: reported);
+ * or `failed` — the file may well be a record, but reading it failed for a
+ * passing reason (EMFILE, ENFILE, EIO, EACCES…: `code`), so it is read again later.
+ */
+export type RecordRead<R> = { kind: 'record'; rec: R } | { kind: 'gone' } | { kind: 'failed'; code: string };
+
+/** An errno code: a read that failed rather than found something odd (fs-safe.ts readFailure keeps the code). */
+const ERRNO = /^E[A-Z0-9]+$/;
+
+const failed = (e: unknown): { kind: 'failed'; code: string } => ({ kind: 'failed', code: (e as NodeJS.ErrnoException).code ?? 'read failed' });
+
+/** One record by id (the rule above). The fault hook sees `<what>:read` first, so a test can make the read fail. */
+export async function readRecordOutcome<R>(fs: FsContext, f: RecordFolder<R>, id: string): Promise<RecordRead<R>> {
+  try {
+    await fault(fs, `${f.what}:read`);
+  } catch (e) {
+    return failed(e);
+  }
+  const d = dirSync(fs, [f.folder]);
+  if (d.kind === 'missing') return { kind: 'gone' };
+  if (d.kind === 'refused') {
+    reportOdd(fs, d.path, d.reason);
+    return { kind: 'failed', code: d.reason };
+  }
+  const r = await readNoFollow(`${d.dir}/${id}.json`, f.cap);
+  if (r.kind === 'unreadable' && ERRNO.test(r.reason)) return { kind: 'failed', code: r.reason };
   const rec = r.kind === 'file' ? f.parse(r.bytes.toString('utf8'), id) : null;
   const why = oddReason(r, rec !== null, f.what);
   if (why) reportOdd(fs, `${f.folder}/${id}.json`, why);
-  return rec;
+  return rec === null ? { kind: 'gone' } : { kind: 'record', rec };
+}
+
+/** One record by id, or null (missing, odd: reported, or not readable now). */
+export async function readRecord<R>(fs: FsContext, f: RecordFolder<R>, id: string): Promise<R | null> {
+  const r = await readRecordOutcome(fs, f, id);
+  return r.kind === 'record' ? r.rec : null;
+}
+
+/** A folder's records, and the ids of those whose read failed for a passing reason (to be read again). */
+export interface RecordScan<R> {
+  records: R[];
+  unread: { id: string; code: string }[];
 }
 
 /**
- * Every record in the folder. Leftover temp files of a write cut short are
+ * Every record in the folder, and those that could not be read now. Leftover temp files of a write cut short are
  * removed: the root lock makes them this process's, and nothing writes
  * before the scan ends. A folder that cannot be read is reported and holds none.
  */
-export async function scanRecords<R>(fs: FsContext, f: RecordFolder<R>): Promise<R[]> {
+export async function scanRecords<R>(fs: FsContext, f: RecordFolder<R>): Promise<RecordScan<R>> {
+  const out: RecordScan<R> = { records: [], unread: [] };
   const dir = safeDirSync(fs, [f.folder]);
-  if (!dir) return [];
+  if (!dir) return out;
   let entries: Dirent[];
   try {
     entries = readdirSync(dir.dir, { withFileTypes: true });
   } catch (e) {
     reportOdd(fs, f.folder, (e as NodeJS.ErrnoException).code ?? 'not readable');
-    return [];
+    return out;
   }
-  const out: R[] = [];
   for (const d of entries) {
     if (d.name.startsWith(TEMP_PREFIX)) {
       if (d.isFile()) await removeFileDurable(fs, [f.folder, d.name], `${f.what}-tmp-remove`).catch(() => {});
@@ -65,8 +101,9 @@ export async function scanRecords<R>(fs: FsContext, f: RecordFolder<R>): Promise
       reportOdd(fs, `${f.folder}/${d.name}`, odd ?? `not a ${f.what} file`);
       continue;
     }
-    const rec = await readRecord(fs, f, id);
-    if (rec) out.push(rec);
+    const r = await readRecordOutcome(fs, f, id);
+    if (r.kind === 'record') out.records.push(r.rec);
+    else if (r.kind === 'failed') out.unread.push({ id, code: r.code });
   }
   return out;
 }

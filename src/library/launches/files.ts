@@ -10,11 +10,11 @@ export const FOLDER = LAUNCHES;
 
 const folder: records.RecordFolder<LaunchRecord> = { folder: FOLDER, what: 'launch', file: RECORD_FILE, cap: RECORD_CAP, parse: parseRecord };
 
-/** One record by id, or null (missing, or odd: reported). */
-export const readRecord = (fs: FsContext, id: string): Promise<LaunchRecord | null> => records.readRecord(fs, folder, id);
+/** One record by id: the record, gone (missing, or odd: reported), or failed for a passing reason (disk/record-folder.ts). */
+export const readRecord = (fs: FsContext, id: string): Promise<records.RecordRead<LaunchRecord>> => records.readRecordOutcome(fs, folder, id);
 
-/** Every record in the folder; leftover temp files of a write cut short are removed. */
-export const scanRecords = (fs: FsContext): Promise<LaunchRecord[]> => records.scanRecords(fs, folder);
+/** Every record in the folder, and those not readable now; leftover temp files of a write cut short are removed. */
+export const scanRecords = (fs: FsContext): Promise<records.RecordScan<LaunchRecord>> => records.scanRecords(fs, folder);
 
 /** The folder as the store's index reads and writes it (proposals/record-index.ts, shared with proposals). */
 export const LAUNCH_RECORDS: RecordKind<LaunchRecord, LaunchSummary> = {

@@ -10,11 +10,11 @@ export const FOLDER = PROPOSALS;
 
 const folder: records.RecordFolder<ProposalRecord> = { folder: FOLDER, what: 'proposal', file: RECORD_FILE, cap: RECORD_CAP, parse: parseRecord };
 
-/** One record by id, or null (missing, or odd: reported). */
-export const readRecord = (fs: FsContext, id: string): Promise<ProposalRecord | null> => records.readRecord(fs, folder, id);
+/** One record by id: the record, gone (missing, or odd: reported), or failed for a passing reason (disk/record-folder.ts). */
+export const readRecord = (fs: FsContext, id: string): Promise<records.RecordRead<ProposalRecord>> => records.readRecordOutcome(fs, folder, id);
 
-/** Every record in the folder; leftover temp files of a write cut short are removed. */
-export const scanRecords = (fs: FsContext): Promise<ProposalRecord[]> => records.scanRecords(fs, folder);
+/** Every record in the folder, and those not readable now; leftover temp files of a write cut short are removed. */
+export const scanRecords = (fs: FsContext): Promise<records.RecordScan<ProposalRecord>> => records.scanRecords(fs, folder);
 
 /** The folder as the store's index reads and writes it (record-index.ts). */
 export const PROPOSAL_RECORDS: RecordKind<ProposalRecord, ProposalSummary> = {

@@ -3,6 +3,7 @@ import { DeskError } from '../../errors.js';
 import type { LibraryLogger } from '../context.js';
 import { removeFileDurable, writeFileAtomic } from '../disk/atomic-write.js';
 import type { FaultHook, FsContext } from '../disk/fs-safe.js';
+import type { RecordRead, RecordScan } from '../disk/record-folder.js';
 import type { Segments } from '../layout.js';
 import { rel } from '../layout.js';
 import { KeyedQueue } from '../queue.js';
@@ -20,10 +21,10 @@ export interface RecordKind<R extends { id: string }, S extends Decidable> {
   /** `<id>.json`, capturing the id */
   file: RegExp;
   path(id: string): Segments;
-  /** one record by id, or null (missing, or odd: reported) */
-  read(fs: FsContext, id: string): Promise<R | null>;
-  /** every record in the folder (leftover temp files removed) */
-  scan(fs: FsContext): Promise<R[]>;
+  /** one record by id: the record, gone (missing, or odd: reported), or failed for a passing reason */
+  read(fs: FsContext, id: string): Promise<RecordRead<R>>;
+  /** every record in the folder, and those not readable now (leftover temp files removed) */
+  scan(fs: FsContext): Promise<RecordScan<R>>;
   format(r: R): string;
   /** what the index keeps of a record: its list entry */
   summary(r: R): S;
@@ -48,7 +49,10 @@ export interface RecordIndexOptions<R, S> {
  * nothing and a list reads no file. The root lock makes this process the
  * folder's only writer; a sync, the one other, says which records it wrote
  * (library.syncFiles), and those are read again, so the index stays true. A
- * record removed or spoiled by hand is dropped at its next read. Writes run
+ * record removed or spoiled by hand is dropped at its next read; one whose
+ * read fails for a passing reason (EMFILE, ENFILE, EIO, EACCES: a process
+ * short of file descriptors, a flaky disk) stays listed and decidable, is
+ * read again a moment later, and the failure is logged. Writes run
  * one at a time (`serial`): a count and a status are checked and changed
  * together. The decided records past the kept count leave the folder
  * (`prune`, retention.ts); history keeps them.
@@ -62,7 +66,10 @@ export interface RecordIndex<R extends { id: string }, S extends Decidable> {
   serial<T>(task: () => Promise<T>): Promise<T>;
   /** the record written whole, atomically and durably, then indexed; `text`: its formatted bytes, when the caller has them */
   write(r: R, text?: string): Promise<void>;
-  /** the record on disk, or null for an id the index does not hold (or whose file is gone or odd now: dropped) */
+  /**
+   * the record on disk, or null for an id the index does not hold (or whose file is gone or odd now: dropped);
+   * a read failing for a passing reason is tried again, twice, then record_unreadable (503), the record kept
+   */
   read(id: string): Promise<R | null>;
   /** indexes `s` without a write (a record whose write failed but whose state is known) */
   set(s: S & { id: string }): void;
@@ -78,9 +85,19 @@ export interface RecordIndex<R extends { id: string }, S extends Decidable> {
   close(): void;
 }
 
+/** The pauses before a failed read is tried again within one call (ms): a descriptor freed, a disk back. */
+const RETRY_MS = [50, 250];
+/** How often, at most, the records not readable at the start or after a sync are tried again (ms). */
+const UNREAD_EVERY_MS = 1000;
+
+const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 export function openRecordIndex<R extends { id: string }, S extends Decidable>(kind: RecordKind<R, S>, o: RecordIndexOptions<R, S>): RecordIndex<R, S> {
   const { library, logger, keep } = o;
   const summaries = new Map<string, S>();
+  /** ids whose file could not be read at the start (`load`) or after a sync wrote it (`sync`): read again at a later call */
+  const unread = new Map<string, 'load' | 'sync'>();
+  let unreadTried = 0;
   const queue = new KeyedQueue();
   const told = new Set<string>();
   const fs: FsContext | null =
@@ -107,14 +124,55 @@ export function openRecordIndex<R extends { id: string }, S extends Decidable>(k
     return n;
   };
 
+  const failedRead = (id: string, code: string, extra: object = {}) =>
+    logger.warn({ id, code, ...extra }, `a ${kind.what} record could not be read just now; it is kept and read again`);
+
   async function load(): Promise<void> {
     if (!fs) return;
-    for (const rec of await kind.scan(fs)) {
+    const { records, unread: failed } = await kind.scan(fs);
+    for (const rec of records) {
       const s = kind.summary(rec);
       summaries.set(s.id, s);
       await o.loaded?.(rec);
     }
+    for (const { id, code } of failed) {
+      unread.set(id, 'load');
+      failedRead(id, code);
+    }
     await prune();
+  }
+
+  /**
+   * A record read again after a start or a sync could not read it, or after a
+   * sync wrote it: indexed (a late start's record as the start would have,
+   * a synced one as a sync's), dropped when gone, kept for later when it fails again.
+   */
+  async function refresh(fs: FsContext, id: string, why: 'load' | 'sync'): Promise<void> {
+    const r = await kind.read(fs, id);
+    if (r.kind === 'failed') {
+      if (!unread.has(id)) failedRead(id, r.code);
+      unread.set(id, unread.get(id) ?? why);
+      return;
+    }
+    const first = unread.get(id) ?? why;
+    unread.delete(id);
+    const before = summaries.get(id);
+    const after = r.kind === 'record' ? kind.summary(r.rec) : null;
+    if (after) summaries.set(id, after);
+    else summaries.delete(id);
+    if (first === 'load' && !before) {
+      if (r.kind === 'record') await o.loaded?.(r.rec);
+    } else o.synced(id, before, after);
+  }
+
+  /** The records not readable before, tried again at most once a second, inside the write queue. */
+  async function retryUnread(): Promise<void> {
+    if (!fs || unread.size === 0 || Date.now() - unreadTried < UNREAD_EVERY_MS) return;
+    unreadTried = Date.now();
+    const root = fs;
+    await queue.run(kind.folder, async () => {
+      for (const [id, why] of [...unread]) await refresh(root, id, why);
+    });
   }
 
   /**
@@ -143,7 +201,11 @@ export function openRecordIndex<R extends { id: string }, S extends Decidable>(k
     logger.info({ removed: paths.length, keep }, `decided ${kind.plural} past the kept count removed`);
   }
 
-  const ready = () => (loaded ??= load());
+  // not awaited: it waits its turn in the write queue, which the caller may be running in
+  const ready = () =>
+    (loaded ??= load()).then(() => {
+      retryUnread().catch((e: unknown) => logger.warn({ err: (e as Error).message }, `could not read ${kind.plural} again`));
+    });
   const serial = <T>(task: () => Promise<T>) => ready().then(() => queue.run(kind.folder, task));
 
   /** Records a sync wrote (new here, decided on another desk, or removed): the index follows them. */
@@ -151,15 +213,9 @@ export function openRecordIndex<R extends { id: string }, S extends Decidable>(k
     const ids = paths.flatMap((p) => kind.file.exec(p.slice(kind.folder.length + 1))?.[1] ?? []);
     // before the first read nothing is kept: that read will see them
     if (!fs || !loaded || ids.length === 0) return;
+    const root = fs;
     await serial(async () => {
-      for (const id of ids) {
-        const rec = await kind.read(fs, id);
-        const before = summaries.get(id);
-        const after = rec && kind.summary(rec);
-        if (after) summaries.set(id, after);
-        else summaries.delete(id);
-        o.synced(id, before, after);
-      }
+      for (const id of ids) await refresh(root, id, 'sync');
     });
   }
   const unsubscribe = library.syncFiles?.onPlainWritten((paths) => reread(paths.filter((p) => p.startsWith(`${kind.folder}/`))));
@@ -175,10 +231,21 @@ export function openRecordIndex<R extends { id: string }, S extends Decidable>(k
     },
     async read(id) {
       if (!fs || !summaries.has(id)) return null;
-      const rec = await kind.read(fs, id);
-      // removed or replaced by hand since the start: no longer one of ours
-      if (!rec) summaries.delete(id);
-      return rec;
+      for (let attempt = 0; ; attempt++) {
+        const r = await kind.read(fs, id);
+        if (r.kind === 'record') return r.rec;
+        if (r.kind === 'gone') {
+          // removed or replaced by hand since the start: no longer one of ours
+          summaries.delete(id);
+          return null;
+        }
+        // a passing failure: the record stays listed and decidable; tried again now, then at the next call
+        if (attempt === RETRY_MS.length) {
+          failedRead(id, r.code, { tries: attempt + 1 });
+          throw new DeskError('record_unreadable', `the ${kind.what} record ${id} could not be read just now (${r.code}); it is kept, try again`);
+        }
+        await pause(RETRY_MS[attempt]!);
+      }
     },
     set: (s) => void summaries.set(s.id, s),
     pending,
