@@ -65,6 +65,10 @@ const CommitFields = {
 export const VersionSchema = Type.Object(
   {
     ...CommitFields,
+    shared: Type.Boolean({
+      description:
+        "false for a version of this desk's own that no push sends: its copy while a sync left the name diverged, or the one take theirs replaced, kept on a local ref (docs/history.md); restore takes it like any version",
+    }),
     state: VersionStateSchema,
     etag: Type.Union([Type.String(), Type.Null()], {
       description: 'the ETag the name would answer with, were this version loaded; null when it had no copy (shipped, deleted)',

@@ -1,4 +1,5 @@
 import { type Git, GitError } from './git.js';
+import { ownCommits, ownPrefixOf } from './own.js';
 import type { FileAt, Page, RecentVersion, Version } from './types.js';
 
 /**
@@ -135,9 +136,13 @@ interface WalkNode {
   children: number;
 }
 
-/** The walk from `head`: a commit comes out once all its children have, newest commit date first among those ready. */
-async function walkFrom(git: Git, head: string): Promise<Walk | null> {
-  const r = await git.run([...LOG, '--format=%H %ct %P', head]);
+/**
+ * The walk from `head` (and from a name's own versions, `own`: commits of
+ * this desk's alone, own.ts): a commit comes out once all its children have,
+ * newest commit date first among those ready.
+ */
+async function walkFrom(git: Git, head: string, own: readonly string[] = []): Promise<Walk | null> {
+  const r = await git.run([...LOG, '--format=%H %ct %P', head, ...own]);
   if (r.code !== 0) return null;
   const nodes = new Map<string, WalkNode>();
   for (const line of r.stdout.toString('utf8').split('\n')) {
@@ -195,7 +200,7 @@ class Heap<T> {
   }
 }
 
-const walkOf = (git: Git, head: string) => walks.get(`${git.gitDir}\0${head}`, () => walkFrom(git, head));
+const walkOf = (git: Git, head: string, own: readonly string[] = []) => walks.get(`${git.gitDir}\0${head}\0${own.join(',')}`, () => walkFrom(git, head, own));
 
 /**
  * Where a page starts. No `before`: HEAD now, from the top. A commit (the
@@ -204,7 +209,7 @@ const walkOf = (git: Git, head: string) => walks.get(`${git.gitDir}\0${head}`, (
  * longer reachable from HEAD) starts the walk from that commit instead,
  * after it: what is older than it, as `before` always answered.
  */
-async function positionOf(git: Git, before: string | undefined): Promise<{ walk: Walk; from: number } | null> {
+async function positionOf(git: Git, before: string | undefined, own: readonly string[] = []): Promise<{ walk: Walk; from: number } | null> {
   let headRev = 'HEAD';
   let afterRev: string | null = null;
   if (before !== undefined) {
@@ -216,15 +221,15 @@ async function positionOf(git: Git, before: string | undefined): Promise<{ walk:
   // a full id needs no rev-parse: a walk from it reads it, and fails for what is not a commit
   const head = FULL.test(headRev) ? headRev : await resolve(git, headRev);
   if (!head) return null;
-  const walk = await walkOf(git, head);
+  const walk = await walkOf(git, head, own);
   if (!walk) return null;
   if (afterRev === null) return { walk, from: 0 };
   const after = walk.index.has(afterRev) ? afterRev : await resolve(git, afterRev);
   if (!after) return null;
   const at = walk.index.get(after);
   if (at !== undefined) return { walk, from: at + 1 };
-  const own = await walkOf(git, after);
-  return own ? { walk: own, from: 1 } : null;
+  const alone = await walkOf(git, after);
+  return alone ? { walk: alone, from: 1 } : null;
 }
 
 // ---------------------------------------------------------------- readers
@@ -235,8 +240,8 @@ async function positionOf(git: Git, before: string | undefined): Promise<{ walk:
  * Versions of a name). A merge is a version only when its `path` differs
  * from every parent's: one that kept a side's bytes made nothing new.
  */
-async function versionsFrom(git: Git, walk: Walk, path: string): Promise<{ versions: Version[]; places: number[] } | null> {
-  const out = await git.run([...LOG, '--full-history', FORMAT_PARENTS, walk.head, '--', path]);
+async function versionsFrom(git: Git, walk: Walk, path: string, own: readonly string[]): Promise<{ versions: Version[]; places: number[] } | null> {
+  const out = await git.run([...LOG, '--full-history', FORMAT_PARENTS, walk.head, ...own, '--', path]);
   if (out.code !== 0) return null;
   const all = parse(out.stdout.toString('utf8'), true);
   const merges = all.filter((e) => e.parents.length > 1);
@@ -252,9 +257,11 @@ async function versionsFrom(git: Git, walk: Walk, path: string): Promise<{ versi
     const same = new Set(merges.filter((m) => m.parents.some((p) => ids.get(p) === ids.get(m.commit))).map((m) => m.commit));
     kept = all.filter((e) => !same.has(e.commit));
   }
+  const mine = new Set(own);
   const placed = kept.flatMap((e) => {
     const at = walk.index.get(e.commit);
-    return at === undefined ? [] : [{ at, v: { commit: e.commit, at: e.at, author: e.author, who: e.who, message: e.message } }];
+    // a version of this desk's own (a root commit on an own ref) is in no history HEAD publishes
+    return at === undefined ? [] : [{ at, v: { commit: e.commit, at: e.at, author: e.author, who: e.who, message: e.message, shared: !mine.has(e.commit) } }];
   });
   placed.sort((a, b) => a.at - b.at);
   return { versions: placed.map((p) => p.v), places: placed.map((p) => p.at) };
@@ -262,9 +269,11 @@ async function versionsFrom(git: Git, walk: Walk, path: string): Promise<{ versi
 
 export async function log(git: Git, path: string, page: Page): Promise<Version[]> {
   if (!validPath(path)) return [];
-  const pos = await positionOf(git, page.before);
+  const prefix = ownPrefixOf(path);
+  const own = prefix ? (await ownCommits(git, prefix)).map((o) => o.commit) : [];
+  const pos = await positionOf(git, page.before, own);
   if (!pos) return [];
-  const all = await named.get(`${git.gitDir}\0${pos.walk.head}\0${path}`, () => versionsFrom(git, pos.walk, path));
+  const all = await named.get(`${git.gitDir}\0${pos.walk.head}\0${own.join(',')}\0${path}`, () => versionsFrom(git, pos.walk, path, own));
   if (!all) return [];
   let i = 0;
   while (i < all.places.length && all.places[i]! < pos.from) i++;

@@ -76,7 +76,9 @@ export interface SyncFiles {
    * version), then the name's files as they are committed as an ordinary
    * change with `message` — which the next push publishes
    */
-  decided(kind: 'templates' | 'roles', name: string, files: TemplateSide | RoleSide | null, message: string, who: string | null): Promise<void>;
+  decided(kind: 'templates' | 'roles', name: string, files: TemplateSide | RoleSide | null, message: string, who: string | null): Promise<Map<string, Blob>>;
+  /** this desk's own files of a name as they are on disk (path → bytes, null: none), read in its slot */
+  own(kind: 'templates' | 'roles', name: string): Promise<Map<string, Blob>>;
   /** tells those listeners, and resolves once each has read what it needs */
   plainWritten(paths: string[]): Promise<void>;
 }

@@ -88,15 +88,33 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
     else await writeRoleSave(fs, name, { op: 'save', role_md: f.role_md.toString('utf8'), kit: f.kit?.toString('utf8') ?? null, marker: f.marker?.toString('utf8') ?? null });
   }
 
-  /** A person's decision on a diverged name, in its slot: its files as they end up are committed as an ordinary change. */
-  async function decided(kind: 'templates' | 'roles', name: string, files: TemplateSide | RoleSide | null, message: string, who: string | null): Promise<void> {
+  /** The name's own files as they are on disk (path → bytes, null: none), read in its slot; an odd file reads as none. */
+  const ownNow = (kind: 'templates' | 'roles', name: string): Map<string, Blob> =>
+    new Map(
+      (kind === 'templates' ? templatePaths(name) : rolePaths(name)).map((p) => {
+        try {
+          return [p, read(p)] as const;
+        } catch {
+          return [p, null] as const;
+        }
+      }),
+    );
+
+  /**
+   * A person's decision on a diverged name, in its slot: its files as they
+   * end up are committed as an ordinary change. Answers this desk's files as
+   * they were before, so a copy take theirs replaced is kept (history/own.ts).
+   */
+  async function decided(kind: 'templates' | 'roles', name: string, files: TemplateSide | RoleSide | null, message: string, who: string | null): Promise<Map<string, Blob>> {
     const key = kind === 'templates' ? (`template:${name}` as const) : (`role:${name}` as const);
-    await guard.queue.run(key, async () => {
+    return guard.queue.run(key, async () => {
       const fs = guard.writable();
       if (kind === 'templates') await recoverTemplate(fs, name);
       else await recoverRole(fs, name);
+      const before = ownNow(kind, name);
       if (files) await (kind === 'templates' ? writeTemplate(name, files as TemplateSide) : writeRole(name, files as RoleSide));
       recorder.record(key, message, who);
+      return before;
     });
   }
 
@@ -191,6 +209,7 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
       if (paths.length) await Promise.all([...plainListeners].map((l) => l(paths).catch((e: unknown) => ctx.logger.error({ err: (e as Error).message }, 'a reader of synced files failed'))));
     },
     decided,
+    own: (kind, name) => guard.queue.run(kind === 'templates' ? `template:${name}` : `role:${name}`, async () => ownNow(kind, name)),
     resolved(kind, name) {
       const next = { templates: new Map(ctx.diverged.templates), roles: new Map(ctx.diverged.roles) };
       next[kind].delete(name);

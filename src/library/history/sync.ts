@@ -5,6 +5,7 @@ import type { Library } from '../types.js';
 import { type Git, GitError, gitAt } from './git.js';
 import { clearRound, loadDiverged, loadRound, remoteLabel, saveDiverged, saveRound } from './sync-store.js';
 import { hideAbsent, ownedPath } from './repo.js';
+import { keepOwn } from './own.js';
 import { blobAt, blobCapped, type Diverged, type DivergedAt, type IgnoredPath, isAncestor, mergeRemote, revOrNull } from './sync-round.js';
 import { readCap } from '../disk/fs-safe.js';
 import type { DivergedDetail } from '../../schema/sync.js';
@@ -251,6 +252,7 @@ export class LibrarySync {
     const head = await revOrNull(this.git, 'HEAD');
     if (head && (await isAncestor(this.git, remote, head))) await clearRound(gitDir);
     await this.hideUnread();
+    await this.keepNewlyDiverged(before);
     this.noteIgnored(r);
     const detail = this.noteDiverged(before);
     // after the merge commit: what a reader announces of them is already in HEAD
@@ -460,12 +462,39 @@ export class LibrarySync {
     // keep mine with no copy here (a teammate's new name, refused): this desk's version is none, published as the name's removal
     const none = !theirs && (kind === 'templates' ? !(await this.library.getTemplate(name)) : !(await this.library.getRole(name)));
     const message = none ? `delete ${label} (teammate's version refused)` : `${theirs ? 'take theirs' : 'keep mine'}: ${label} (diverged with ${this.label})`;
-    await this.library.syncFiles!.decided(kind, name, files, message, who);
+    const was = await this.library.syncFiles!.decided(kind, name, files, message, who);
+    // take theirs replaces this desk's copy on disk: it stays in the name's history, on a ref of this desk's own
+    if (theirs) await this.keepOwn(kind, name, was, `this desk's copy of ${label}, replaced by take theirs (diverged with ${this.label})`);
     delete this.diverged[kind][name];
     this.library.syncFiles?.setDiverged(this.names());
     await this.save();
     await this.announce(new Set(kind === 'templates' ? [name] : []), new Set(kind === 'roles' ? [name] : []));
     return true;
+  }
+
+  /**
+   * A name this round made diverged: this desk's copy, which HEAD no longer
+   * holds, is kept on a ref of its own (history/own.ts), so it stays in the
+   * name's history whatever is decided.
+   */
+  private async keepNewlyDiverged(before: Diverged): Promise<void> {
+    for (const kind of ['templates', 'roles'] as const) {
+      for (const name of Object.keys(this.diverged[kind])) {
+        if (before[kind][name]) continue;
+        const label = kind === 'templates' ? name : `role ${name}`;
+        await this.keepOwn(kind, name, await this.library.syncFiles!.own(kind, name), `this desk's copy of ${label}, kept while diverged with ${this.label}`);
+      }
+    }
+  }
+
+  /** Never fails the round or the decision: a copy that could not be kept is said at level error (it is still on disk). */
+  private async keepOwn(kind: 'templates' | 'roles', name: string, files: Map<string, Buffer | null>, message: string): Promise<void> {
+    try {
+      const commit = await keepOwn(this.git, kind, name, files, message);
+      if (commit) this.logger.info({ kind, name, commit }, "this desk's copy is kept in the name's history on a local ref, never pushed");
+    } catch (e) {
+      this.logger.error({ kind, name, err: (e as Error).message }, "sync: this desk's copy could not be kept on its own ref");
+    }
   }
 
   /** What the readers answer (state.ts): each diverged name with why. */

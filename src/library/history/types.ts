@@ -22,6 +22,12 @@ export interface Version {
   who: string | null;
   /** the subject line, e.g. `save quick-fix (edited)`, `found on disk: quick-fix` */
   message: string;
+  /**
+   * false for a version of this desk's own that HEAD does not hold and no
+   * push sends (a copy kept while a sync left the name diverged, own.ts);
+   * absent or true for every commit of the history HEAD publishes
+   */
+  shared?: boolean;
 }
 
 /** A commit of the library-wide history, with the paths it touched (sorted). */

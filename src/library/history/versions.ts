@@ -121,7 +121,7 @@ export async function onePage<T extends { commit: string }>(h: History, page: Pa
 }
 
 function versionOf(e: Version, state: VersionState, etag: string | null): VersionAnswer {
-  return { commit: e.commit, at: e.at, author: e.author, who: e.who, message: e.message, state, etag };
+  return { commit: e.commit, at: e.at, author: e.author, who: e.who, message: e.message, shared: e.shared ?? true, state, etag };
 }
 
 // ---------------------------------------------------------------- templates

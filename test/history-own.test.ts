@@ -1,0 +1,91 @@
+/**
+ * Every version a name had on this desk stays in its history (docs/history.md,
+ * "This desk's own versions"): the copy a desk kept while a name was
+ * diverged stays reachable on local refs that are never pushed, after the
+ * name is settled too; its history lists them `shared: false`, restore brings
+ * one back, and take theirs loses nothing. `git fsck` is clean after each.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ALPHA, API } from './http-fixture.js';
+import { type Desk, fsckClean, get, gitIn, gitOf, openDesk, restart, save, sync } from './sync-desks.js';
+
+let dir: string;
+let bare: string;
+let desks: Desk[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'desk-own-'));
+  bare = join(dir, 'team.git');
+  gitIn(dir, 'init', '--bare', '-q', '-b', 'main', bare);
+});
+
+afterEach(async () => {
+  for (const d of desks) {
+    await d.app.close();
+    await d.fx.cleanup();
+  }
+  desks = [];
+  await rm(dir, { recursive: true, force: true });
+});
+
+const desk = (): Promise<Desk> => openDesk(bare, desks);
+const custom = (p: string) => ALPHA.replace('name: alpha', 'name: mock-first').replace('purpose: one worker then a gate', `purpose: ${p}`);
+
+interface Listed {
+  commit: string;
+  message: string;
+  shared: boolean;
+}
+
+async function history(d: Desk, name: string): Promise<Listed[]> {
+  const r = await d.app.inject({ method: 'GET', url: `${API}/templates/${name}/history?limit=100` });
+  expect(r.statusCode, r.body).toBe(200);
+  return r.json().versions;
+}
+
+describe("a desk's own version of a diverged name", () => {
+  it('take theirs loses nothing: the own text is listed shared: false, never pushed, kept by gc, and restore brings it back', async () => {
+    const [a, b] = [await desk(), await desk()];
+    await save(a, 'mock-first', custom('from A'));
+    await sync(a);
+    await sync(b);
+    await save(a, 'mock-first', custom('A again'));
+    await sync(a);
+    const mine = await save(b, 'mock-first', custom('from B'));
+    expect((await sync(b)).diverged).toEqual(['mock-first']);
+    const take = await b.app.inject({ method: 'POST', url: `${API}/sync/templates/mock-first/take` });
+    expect(take.statusCode, take.body).toBe(200);
+    expect((await get(b, 'mock-first')).source).toContain('A again');
+    await sync(b);
+    // gc with everything unreachable pruned at once: the own ref keeps B's text
+    gitOf(b, 'gc', '--prune=now', '--quiet');
+    expect(gitOf(b, 'log', '--all', '-p', '--', 'templates/mock-first.yaml')).toContain('from B');
+    const refs = gitOf(b, 'for-each-ref', '--format=%(refname)', 'refs/desk/own/').split('\n');
+    expect(refs.length).toBeGreaterThan(0);
+    expect(refs.every((r) => r.startsWith('refs/desk/own/templates/mock-first/'))).toBe(true);
+    // never pushed: the remote has no such ref, nor the commits they hold
+    expect(gitIn(bare, 'for-each-ref', '--format=%(refname)')).toBe('refs/heads/main');
+    for (const r of refs) expect(() => gitIn(bare, 'cat-file', '-e', `${gitOf(b, 'rev-parse', r)}^{commit}`)).toThrow();
+    const listed = await history(b, 'mock-first');
+    const own = listed.filter((v) => !v.shared);
+    expect(own.length).toBeGreaterThan(0);
+    expect(listed.filter((v) => v.shared).length).toBeGreaterThan(0);
+    const texts = await Promise.all(own.map(async (v) => (await b.app.inject({ method: 'GET', url: `${API}/templates/mock-first/versions/${v.commit}` })).json().source as string));
+    expect(texts).toContain(custom('from B'));
+    const at = own[texts.indexOf(custom('from B'))]!.commit;
+    // restore takes it: the text loads again and is published as an ordinary change
+    const restored = await b.app.inject({ method: 'POST', url: `${API}/templates/mock-first/restore`, payload: { commit: at } });
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect((await get(b, 'mock-first')).source).toBe(mine.source);
+    await sync(b);
+    expect(gitIn(bare, 'show', 'main:templates/mock-first.yaml')).toContain('from B');
+    // still there after a restart
+    await restart(b, bare);
+    expect(gitOf(b, 'for-each-ref', '--format=%(refname)', 'refs/desk/own/').split('\n')).toEqual(refs);
+    fsckClean(a);
+    fsckClean(b);
+  });
+});
