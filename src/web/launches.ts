@@ -55,32 +55,85 @@ function decidedRow(l: LaunchSummary): HTMLElement {
       { class: 'row-main' },
       h('a', { href: `#/templates/${enc(l.template)}`, class: 'name' }, l.template),
       h('span', { class: `tag launch-${l.status}` }, l.status),
-      l.decided_at ? h('span', { class: 'hint' }, new Date(l.decided_at).toLocaleString()) : null,
+      l.decided_at ? h('span', { class: 'hint' }, `${l.decided_by ? `by ${l.decided_by}, ` : ''}${new Date(l.decided_at).toLocaleString()}`) : null,
     ),
     l.decision_note ? h('p', { class: 'sentence' }, `Note: ${l.decision_note}`) : null,
   );
 }
 
-/** One waiting draft: who and why, the template's state, its runs, and the two decisions. */
-function draftArticle(d: LaunchAnswer, onDecided: () => void): HTMLElement {
+/**
+ * What a refresh changed in a draft, in words: the runs, and the nodes and
+ * prompts of each run, the refreshed draft against the one shown before.
+ */
+export function draftChanges(before: LaunchAnswer, after: LaunchAnswer): string {
+  const was = before.preview.runs;
+  const now = after.preview.runs;
+  const parts: string[] = [];
+  if (was.length !== now.length) parts.push(`${now.length} run${now.length === 1 ? '' : 's'} now, ${was.length} before`);
+  const nodes = (runs: LaunchRun[]) => new Map(runs.flatMap((r) => r.nodes.map((n) => [`${r.index}/${n.id}`, n] as const)));
+  const a = nodes(was);
+  const b = nodes(now);
+  const ids = (m: typeof a) => new Set([...m.keys()].map((k) => k.slice(k.indexOf('/') + 1)));
+  const added = [...ids(b)].filter((id) => !ids(a).has(id));
+  const removed = [...ids(a)].filter((id) => !ids(b).has(id));
+  if (added.length) parts.push(`node${added.length === 1 ? '' : 's'} added: ${added.join(', ')}`);
+  if (removed.length) parts.push(`node${removed.length === 1 ? '' : 's'} gone: ${removed.join(', ')}`);
+  const prompts = new Set([...b].filter(([k, n]) => a.has(k) && JSON.stringify(a.get(k)) !== JSON.stringify(n)).map(([k]) => k.slice(k.indexOf('/') + 1)));
+  if (prompts.size) parts.push(`changed: ${[...prompts].join(', ')}`);
+  if (!after.preview.ok) parts.push('it cannot be approved as it is now');
+  return parts.length ? parts.join('; ') : 'its runs read the same';
+}
+
+/**
+ * One waiting draft: who and why, the template's state, its runs, and the
+ * two decisions. `refreshed` (what a refresh changed) heads a draft drawn
+ * again after an approve met a template changed since it was drafted.
+ */
+function draftArticle(d: LaunchAnswer, onDecided: () => void, refreshed: string | null = null): HTMLElement {
   const idBase = `l-${d.id}`;
   const out = h('div', { class: 'notices', 'aria-live': 'polite' });
   const runs = d.preview.runs;
-  const approveButton = h('button', { type: 'submit', class: 'primary', disabled: !d.preview.ok }, 'Approve');
+  const gone = d.current_etag === null;
+  const approveButton = h('button', { type: 'submit', class: 'primary', disabled: !d.preview.ok || gone }, 'Approve');
+  const approveNote = h('input', { id: `${idBase}-approve-note`, class: 'approve-note', autocomplete: 'off', maxlength: 2000 });
+  let article: HTMLElement;
 
-  const fail = (e: unknown, what: string) => {
+  const fail = async (e: unknown, what: string) => {
     clear(out);
-    // the template changed: the draft is refreshed onto it; show it again so the operator approves what they see
-    const refreshed = e instanceof ApiError && (e.code === 'template_changed' || e.code === 'precondition_failed');
-    out.append(h('p', { class: 'callout error', role: 'alert' }, refreshed ? `Not approved: ${d.template} changed since the draft. The draft now shows the new version; look again.` : `${what}: ${errorText(e)}`));
-    if (refreshed) out.append(h('p', {}, h('button', { type: 'button', onclick: onDecided }, 'Show the refreshed draft')));
+    // the template changed: the service refreshed the draft onto it; the refreshed draft replaces this one at
+    // once, saying what changed, so the next Approve is of what is shown (and goes through, with its new ETag)
+    if (e instanceof ApiError && (e.code === 'template_changed' || e.code === 'precondition_failed')) {
+      let next: LaunchAnswer | null = isDraft(e.body.draft) ? e.body.draft : null;
+      try {
+        next ??= (await call<LaunchAnswer>('GET', `/launches/${enc(d.id)}`)).body;
+      } catch {
+        // not readable now: say so below, with the way to draw the view again
+      }
+      if (next) {
+        const fresh = draftArticle(next, onDecided, `Not approved: ${d.template} changed since the draft. The draft below is refreshed onto the version loading now (${draftChanges(d, next)}). Look again, then approve.`);
+        article.replaceWith(fresh);
+        fresh.querySelector<HTMLElement>('.draft-refreshed')?.focus();
+        return;
+      }
+      out.append(h('p', { class: 'callout error', role: 'alert' }, `Not approved: ${d.template} changed since the draft.`), h('p', {}, h('button', { type: 'button', onclick: onDecided }, 'Show the refreshed draft')));
+      return;
+    }
+    out.append(h('p', { class: 'callout error', role: 'alert' }, `${what}: ${errorText(e)}`));
     if (e instanceof ApiError && e.problems.length) out.append(problemList(e.problems));
   };
-  const decide = (form: HTMLFormElement, button: HTMLButtonElement, refused: string, run: () => Promise<string>) => onDecision(form, button, run, onDecided, (e) => fail(e, refused));
+  const decide = (form: HTMLFormElement, button: HTMLButtonElement, refused: string, run: () => Promise<string>) => onDecision(form, button, run, onDecided, (e) => void fail(e, refused));
 
-  const approveForm = h('form', { class: 'launch-approve', 'aria-label': `Approve the launch of ${d.template}` }, approveButton);
+  const approveForm = h(
+    'form',
+    { class: 'launch-approve', 'aria-label': `Approve the launch of ${d.template}` },
+    h('label', { for: approveNote.id }, 'Approve with a note (optional) '),
+    approveNote,
+    approveButton,
+  );
   decide(approveForm, approveButton, 'Not approved', async () => {
-    await call('POST', `/launches/${enc(d.id)}/approve`, { ifMatch: d.etag });
+    const note = approveNote.value.trim();
+    // the ETag of the draft shown: a draft refreshed meanwhile is refused, never approved unseen
+    await call('POST', `/launches/${enc(d.id)}/approve`, { ifMatch: d.etag, ...(note ? { body: { note } } : {}) });
     return `Approved: ${runs.length} run${runs.length === 1 ? '' : 's'} of ${d.template}. The conductor is told.`;
   });
 
@@ -93,7 +146,7 @@ function draftArticle(d: LaunchAnswer, onDecided: () => void): HTMLElement {
   });
 
   const state = d.current_etag === null ? 'no longer in the library' : d.changed ? 'changed since the draft' : 'as drafted';
-  return h(
+  article = h(
     'article',
     { class: `proposal launch-draft${d.preview.ok ? '' : ' invalid'}`, 'data-id': d.id, 'aria-labelledby': `${idBase}-h` },
     h(
@@ -104,6 +157,7 @@ function draftArticle(d: LaunchAnswer, onDecided: () => void): HTMLElement {
       h('span', { class: 'tag' }, `${runs.length} run${runs.length === 1 ? '' : 's'}`),
       h('span', { class: `tag${d.changed || d.current_etag === null ? ' invalid' : ''}`, 'data-template-state': state }, `template ${state}`),
     ),
+    refreshed ? h('p', { class: 'callout warning draft-refreshed', role: 'alert', tabindex: '-1' }, refreshed) : null,
     d.note ? h('p', { class: 'purpose' }, d.note) : null,
     h('p', { class: 'sentence' }, `Drafted ${d.from ? `by ${d.from} ` : ''}on ${new Date(d.created_at).toLocaleString()}.`),
     d.changed
@@ -117,7 +171,10 @@ function draftArticle(d: LaunchAnswer, onDecided: () => void): HTMLElement {
     out,
     runs.map((r) => runCard(r, runs.length)),
   );
+  return article;
 }
+
+const isDraft = (v: unknown): v is LaunchAnswer => typeof v === 'object' && v !== null && typeof (v as LaunchAnswer).id === 'string' && typeof (v as LaunchAnswer).preview === 'object';
 
 function problemList(problems: readonly Problem[]): HTMLElement {
   return h(

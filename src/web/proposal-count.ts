@@ -1,4 +1,5 @@
 import { call } from './api.js';
+import type { LaunchList } from '../schema/launches.js';
 import type { ProposalList } from '../schema/proposals.js';
 
 /**
@@ -8,14 +9,22 @@ import type { ProposalList } from '../schema/proposals.js';
  * report their own errors.
  */
 export async function refreshProposalCount(): Promise<void> {
-  const link = document.getElementById('proposals-link');
-  const count = document.getElementById('proposals-count');
+  // the Launches link counts its drafts the same way
+  await Promise.all([
+    showCount('proposals', 'Proposals', async () => (await call<ProposalList>('GET', '/proposals?status=pending')).body.pending),
+    showCount('launches', 'Launches', async () => (await call<LaunchList>('GET', '/launches?status=pending')).body.pending),
+  ]);
+}
+
+async function showCount(id: string, label: string, pending: () => Promise<number>): Promise<void> {
+  const link = document.getElementById(`${id}-link`);
+  const count = document.getElementById(`${id}-count`);
   if (!link || !count) return;
   try {
-    const { body } = await call<ProposalList>('GET', '/proposals?status=pending');
-    count.textContent = body.pending ? String(body.pending) : '';
-    count.hidden = body.pending === 0;
-    link.setAttribute('aria-label', `Proposals, ${body.pending} pending`);
+    const n = await pending();
+    count.textContent = n ? String(n) : '';
+    count.hidden = n === 0;
+    link.setAttribute('aria-label', `${label}, ${n} pending`);
   } catch {
     // no count is better than a wrong one
     count.textContent = '';

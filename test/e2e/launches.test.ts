@@ -64,4 +64,38 @@ describe.skipIf(missing !== null)('launches (e2e)', () => {
     await draft.getByRole('button', { name: 'Yes, dismiss' }).click();
     expect(await waiting).toMatchObject({ status: 'dismissed', decision_note: 'not now' });
   });
+
+  it('an approve that meets a changed template shows the refreshed draft at once, and the next click approves it', async () => {
+    const drafted = await callApi(served.base, 'POST', '/launches', { template: 'quick-fix', inputs: { tickets: ['DESK-7'] } });
+    const { id } = (await drafted.json()) as { id: string };
+    await page.goto(`${served.base}/#/launches`);
+    await page.reload();
+    const draft = page.locator(`article.launch-draft[data-id="${id}"]`);
+    await expect.poll(() => draft.locator('[data-node="work"] pre.prompt').textContent()).toMatch(/^Fix DESK-7 with/);
+    // the header counts the drafts waiting, as it counts proposals
+    await expect.poll(() => page.getByRole('link', { name: 'Launches, 1 pending' }).count()).toBe(1);
+    // the template changes after the page drew the draft
+    const read = await callApi(served.base, 'GET', '/templates/quick-fix');
+    const { source } = (await read.json()) as { source: string };
+    const saved = await callApi(served.base, 'PUT', '/templates/quick-fix', { source: source.replace('Fix {{inputs.tickets}}', 'Mend {{inputs.tickets}}') }, { 'if-match': read.headers.get('etag')! });
+    expect(saved.status).toBe(200);
+    let approves = 0;
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith(`/launches/${id}/approve`)) approves++;
+    });
+    await draft.getByRole('button', { name: 'Approve' }).click();
+    // refused once (412): the refreshed draft replaces the old one at once, saying what changed
+    const notice = draft.locator('.draft-refreshed');
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('changed: work');
+    expect(await draft.locator('[data-node="work"] pre.prompt').textContent()).toMatch(/^Mend DESK-7 with/);
+    await draft.getByLabel('Approve with a note').fill('mended, go');
+    await draft.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => page.locator(`li.row[data-id="${id}"][data-status="approved"]`).count()).toBe(1);
+    expect(approves).toBe(2);
+    await expect.poll(() => page.locator('#launches-count').isHidden()).toBe(true);
+    const after = (await (await callApi(served.base, 'GET', `/launches/${id}`)).json()) as { status: string; runs: { nodes: { id: string; prompt: string | null }[] }[] };
+    expect(after.status).toBe('approved');
+    expect(after.runs[0]!.nodes.find((n) => n.id === 'work')?.prompt).toMatch(/^Mend DESK-7/);
+  });
 });
