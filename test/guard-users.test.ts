@@ -2,13 +2,15 @@
  * The guard with users (docs/security.md, Users and roles): a users file
  * makes every /api request name a user, also on loopback; the token is
  * looked up by its digest, never compared as itself; failed
- * authentication is limited per address; the auth proxy's header counts
+ * authentication is limited per address, without locking out a token that
+ * has worked; the auth proxy's header counts
  * only from a trusted address.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAuthRate, MAX_KNOWN_TOKENS } from '../src/http/auth-rate.js';
 import { UserDirectory } from '../src/http/users-directory.js';
 import { tokenDigest } from '../src/http/users.js';
 import { codeOf, guardApp, SAVE, send } from './guard-fixture.js';
@@ -79,15 +81,14 @@ describe('the token is looked up by its digest', () => {
 });
 
 describe('failed authentication is rate-limited per address', () => {
-  it('after max failures: 429 with Retry-After, the right token included, until the window ends; another address is untouched', async () => {
+  it('after max failures: 429 with Retry-After for any token not yet seen to work, until the window ends; another address is untouched', async () => {
     let now = 1_000_000;
     const { app } = await guardApp({ users, authRate: { max: 3, windowMs: 60_000, now: () => now } });
     const from = (remoteAddress: string, headers: Record<string, string> = {}) => send(app, { url: '/api/desk/health', headers, remoteAddress });
-    // successes do not count
-    for (let i = 0; i < 10; i++) expect((await from('10.0.0.9', bearer('vera'))).statusCode).toBe(200);
     // no credential at all guesses nothing: never counted
     for (let i = 0; i < 10; i++) expect((await from('10.0.0.9')).statusCode).toBe(401);
     for (let i = 0; i < 3; i++) expect((await from('10.0.0.9', { authorization: 'Bearer guess' })).statusCode).toBe(401);
+    // vera's token never worked in this process: blocked like a guess
     const blocked = await from('10.0.0.9', bearer('vera'));
     expect(blocked.statusCode).toBe(429);
     expect(codeOf(blocked)).toBe('too_many_requests');
@@ -97,6 +98,56 @@ describe('failed authentication is rate-limited per address', () => {
     expect((await from('10.0.0.8', bearer('vera'))).statusCode).toBe(200);
     now += 30_000;
     expect((await from('10.0.0.9', bearer('vera'))).statusCode).toBe(200);
+  });
+
+  it('21 wrong tokens lock out guessers, not the operator: a token that worked before passes, a right one never seen is 429', async () => {
+    const { app, calls } = await guardApp({ users });
+    const from = (headers: Record<string, string>) => send(app, { url: '/api/desk/health', headers, remoteAddress: '127.0.0.1' });
+    expect((await from(bearer('ann'))).statusCode).toBe(200);
+    const guesses: number[] = [];
+    for (let i = 0; i < 21; i++) guesses.push((await from({ authorization: `Bearer guess-${i}` })).statusCode);
+    expect(guesses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(guesses[20]).toBe(429);
+    expect((await from(bearer('ann'))).statusCode).toBe(200);
+    // bob's token is right, but has not authenticated to this process: from here it reads as any guess
+    const bob = await from(bearer('bob'));
+    expect(bob.statusCode).toBe(429);
+    expect(codeOf(bob)).toBe('too_many_requests');
+    expect((await from({})).statusCode).toBe(429);
+    // the blocked requests ran nothing: the two reads by ann did
+    expect(calls()).toBe(2);
+    // a save by ann still goes through the blocked address
+    expect((await send(app, { method: 'PUT', url: '/api/desk/templates/x', ...SAVE, headers: { ...SAVE.headers, ...bearer('ann') }, remoteAddress: '127.0.0.1' })).statusCode).toBe(200);
+  });
+
+  it('a token that worked passes a blocked address for 24 hours after its last success, then is blocked like any other', async () => {
+    let now = 5_000_000;
+    const { app } = await guardApp({ users, authRate: { max: 1, windowMs: 100 * 3_600_000, now: () => now } });
+    const from = (remoteAddress: string, headers: Record<string, string>) => send(app, { url: '/api/desk/health', headers, remoteAddress });
+    expect((await from('10.0.0.1', bearer('vera'))).statusCode).toBe(200);
+    expect((await from('10.0.0.2', { authorization: 'Bearer guess' })).statusCode).toBe(401);
+    now += 23 * 3_600_000;
+    // known from another address, still within the day: passes, and the day starts again
+    expect((await from('10.0.0.2', bearer('vera'))).statusCode).toBe(200);
+    now += 23 * 3_600_000;
+    expect((await from('10.0.0.2', bearer('vera'))).statusCode).toBe(200);
+    now += 24 * 3_600_000 + 1;
+    expect((await from('10.0.0.2', bearer('vera'))).statusCode).toBe(429);
+  });
+
+  it('remembers at most MAX_KNOWN_TOKENS digests, dropping the least recently used', () => {
+    let now = 0;
+    const rate = createAuthRate({ now: () => now });
+    const digest = (i: number) => tokenDigest(`t-${i}`);
+    for (let i = 0; i <= MAX_KNOWN_TOKENS; i++) {
+      rate.succeeded(digest(i));
+      if (i === 10) rate.succeeded(digest(0)); // used again: no longer the oldest
+      now++;
+    }
+    expect(rate.known(digest(0))).toBe(true);
+    expect(rate.known(digest(1))).toBe(false);
+    expect(rate.known(digest(2))).toBe(true);
+    expect(rate.known(digest(MAX_KNOWN_TOKENS))).toBe(true);
   });
 });
 
@@ -131,6 +182,15 @@ describe('the auth proxy', () => {
     }
     expect(calls()).toBe(0);
     expect(lines.filter((l) => l.header === 'x-forwarded-email')).toHaveLength(1);
+  });
+
+  it('guesses sent through it block its address for tokens, not for the people it vouches for', async () => {
+    const { app } = await guardApp({ users, authProxy: proxy });
+    const via = (headers: Record<string, string>) => send(app, { url: '/api/desk/health', headers, remoteAddress: '10.1.2.3' });
+    for (let i = 0; i < 20; i++) expect((await via({ authorization: `Bearer guess-${i}` })).statusCode).toBe(401);
+    expect((await via({ authorization: 'Bearer guess' })).statusCode).toBe(429);
+    expect((await via({ 'x-forwarded-email': 'ann@example.org' })).statusCode).toBe(200);
+    expect((await via(bearer('vera'))).statusCode).toBe(429);
   });
 
   it('a bearer token still works beside it, and a wrong one is not rescued by the header', async () => {

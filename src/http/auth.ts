@@ -12,7 +12,7 @@ import { DeskError } from '../errors.js';
 import { createAuthRate, type AuthRateOptions } from './auth-rate.js';
 import { roleFor } from './auth-rules.js';
 import type { UserDirectory } from './users-directory.js';
-import { type DeskUser, hasRole, type UserRole } from './users.js';
+import { type DeskUser, hasRole, tokenDigest, type UserRole } from './users.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -86,34 +86,41 @@ export function authenticator(o: AuthOptions): Authenticate {
     return o.users.byName(name) ?? { name, role: proxy.role ?? 'viewer', email: name.includes('@') ? name : null };
   };
 
-  const identify = (req: FastifyRequest, queryToken: boolean): DeskUser | undefined => {
+  /**
+   * The token presented: the bearer header's, else `?token=` where the route
+   * takes one. null: an Authorization header of another scheme, or malformed —
+   * a credential, but nobody's; undefined: no credential at all.
+   */
+  const presented = (req: FastifyRequest, queryToken: boolean): string | null | undefined => {
     const auth = req.headers.authorization;
-    const m = auth === undefined ? null : BEARER.exec(auth);
-    if (m !== null) return o.users.identify(m[1]!);
-    if (auth !== undefined) return undefined; // another scheme, or a malformed header: not someone
+    if (auth !== undefined) return BEARER.exec(auth)?.[1] ?? null;
     const q = queryToken ? (req.query as Record<string, unknown> | undefined)?.token : undefined;
-    if (typeof q === 'string') return o.users.identify(q);
-    return fromProxy(req);
+    return typeof q === 'string' ? q : undefined;
   };
 
   return (req, reply, queryToken) => {
     req.deskUser = null;
     if (!o.users.active && !proxy) return;
+    const token = presented(req, queryToken);
+    // hashed once: the lookup and the rate's memory of tokens that worked both key on the digest
+    const digest = typeof token === 'string' ? tokenDigest(token) : null;
     const wait = rate.blocked(req.ip);
-    if (wait > 0) {
+    // a blocked address still lets through a token that has worked here, and what the trusted proxy vouches for
+    // (neither is a guess); anything else is 429 whether it would match or not, so guessing there tells nothing
+    const vouched = wait > 0 && token === undefined ? fromProxy(req) : undefined;
+    if (wait > 0 && !vouched && !(digest !== null && rate.known(digest))) {
       reply.header('retry-after', String(wait));
       throw new DeskError('too_many_requests', `too many failed authentications from this address; try again in ${wait} s`);
     }
-    const user = identify(req, queryToken);
+    const user = vouched ?? (digest !== null ? o.users.identifyDigest(digest) : token === null ? undefined : fromProxy(req));
     if (!user) {
       // a credential that did not match is a guess, and counts; no credential at all (a health probe, a page
       // before its sign-in) guesses nothing, so it never locks the address out for those who have one
-      const presented = req.headers.authorization !== undefined || (queryToken && typeof (req.query as Record<string, unknown> | undefined)?.token === 'string');
-      if (presented) rate.failed(req.ip);
-      const bearer = req.headers.authorization !== undefined && BEARER.test(req.headers.authorization);
-      reply.header('www-authenticate', bearer ? 'Bearer realm="desk", error="invalid_token"' : 'Bearer realm="desk"');
+      if (token !== undefined) rate.failed(req.ip);
+      reply.header('www-authenticate', typeof token === 'string' && req.headers.authorization !== undefined ? 'Bearer realm="desk", error="invalid_token"' : 'Bearer realm="desk"');
       throw new DeskError('unauthorized', 'send Authorization: Bearer <token> (DESK_TOKEN, or a user’s from DESK_USERS_FILE)');
     }
+    if (digest !== null) rate.succeeded(digest);
     req.deskUser = user;
     const needed = roleFor(req.method, req.routeOptions.url);
     if (!hasRole(user, needed)) {
