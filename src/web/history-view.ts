@@ -141,7 +141,9 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
   const item = (v: Version): HTMLElement => {
     const current = !currentSeen && v.etag !== null && v.etag === o.etag;
     if (current) currentSeen = true;
-    const li = h('li', { class: 'history-item', 'data-commit': v.commit, 'data-state': v.state });
+    // a proposal's save reads `save <name> from proposal <id>` (docs/history.md): marked, so it is not taken for a hand save
+    const proposal = / from proposal (\S+?)(?:,|$)/.exec(v.message)?.[1] ?? null;
+    const li = h('li', { class: 'history-item', 'data-commit': v.commit, 'data-state': v.state, 'data-proposal': proposal });
     const diffButton = h('button', { type: 'button', onclick: () => void showDiff(v), 'aria-label': `Diff the version ${short(v.commit)} against the current text` }, 'Diff');
     const restoreButton =
       current || v.etag === null || !can('editor')
@@ -159,6 +161,7 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
         h('span', { class: 'history-message' }, v.message),
         ' ',
         h('span', { class: 'tag' }, VERSION_STATE_LABEL[v.state]),
+        proposal ? h('span', { class: 'tag proposal-save' }, v.message.includes("with the operator's edits") ? 'a proposal, edited' : 'a proposal') : null,
         current ? h('span', { class: 'tag current' }, 'current') : null,
         ' ',
         h('code', {}, short(v.commit)),

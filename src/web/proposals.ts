@@ -7,6 +7,8 @@ import { NAME_PATTERN } from './names.js';
 import { refreshProposalCount } from './proposal-count.js';
 import type { ProposalAnswer, ProposalList, ProposalSummary } from '../schema/proposals.js';
 import { handOver } from './proposal-handoff.js';
+import { type Impact, impactOf, replacedDiffView } from './proposal-impact.js';
+import type { TemplateList } from '../schema/templates.js';
 import { errorText } from './ui.js';
 import { can } from './me.js';
 
@@ -19,16 +21,6 @@ import { can } from './me.js';
 
 /** How many pending proposals are drawn in full; the rest are listed by name. */
 const SHOWN = 20;
-
-/** The ETag of the template of that name now, or null when none loads under it. */
-async function currentEtag(name: string): Promise<string | null> {
-  try {
-    return (await call('GET', `/templates/${enc(name)}`)).etag;
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 404) return null;
-    throw e;
-  }
-}
 
 /** What the events stream says of a proposal (docs/api.md, Proposals). */
 export interface ProposalHint {
@@ -67,15 +59,18 @@ export function proposalHint(kind: 'created' | 'decided', p: ProposalHint): void
 
 export async function proposalsView(onDecided: () => void): Promise<HTMLElement> {
   redraw = onDecided;
-  const [pending, decided] = await Promise.all([
+  const [pending, decided, library] = await Promise.all([
     call<ProposalList>('GET', '/proposals?status=pending'),
     call<ProposalList>('GET', '/proposals?status=decided'),
+    call<TemplateList>('GET', '/templates'),
   ]);
+  // a name the library does not list is new: no request for it, which could only be a 404
+  const names = new Set(library.body.templates.map((t) => t.name));
   const waiting = pending.body.proposals;
   const details = await Promise.all(
     waiting.slice(0, SHOWN).map(async (p) => {
-      const [{ body }, seen] = await Promise.all([call<ProposalAnswer>('GET', `/proposals/${enc(p.id)}`), currentEtag(p.name)]);
-      return { body, seen };
+      const { body } = await call<ProposalAnswer>('GET', `/proposals/${enc(p.id)}`);
+      return { body, impact: await impactOf(body.name, body.source, names) };
     }),
   );
   return h(
@@ -86,7 +81,7 @@ export async function proposalsView(onDecided: () => void): Promise<HTMLElement>
     waiting.length
       ? h('p', {}, 'Templates a conductor proposed. Nothing is in the library until you save it.')
       : h('p', { class: 'note' }, 'No proposal is waiting for a decision.'),
-    details.map(({ body, seen }) => proposalArticle(body, seen, onDecided)),
+    details.map(({ body, impact }) => proposalArticle(body, impact, names, onDecided)),
     waiting.length > SHOWN
       ? h('p', { class: 'note' }, `${waiting.length - SHOWN} more are waiting; decide these first.`)
       : null,
@@ -113,15 +108,55 @@ function decidedRow(p: ProposalSummary): HTMLElement {
         ? h('a', { href: `#/templates/${p.saved_as}`, class: 'name' }, p.name)
         : h('span', { class: 'name' }, p.name),
       h('span', { class: `tag proposal-${p.status}` }, what),
-      p.decided_at ? h('span', { class: 'hint' }, new Date(p.decided_at).toLocaleString()) : null,
+      p.decided_at ? h('span', { class: 'hint' }, `${p.decided_by ? `by ${p.decided_by}, ` : ''}${new Date(p.decided_at).toLocaleString()}`) : null,
     ),
     h('p', { class: 'purpose' }, p.purpose),
     p.note ? h('p', { class: 'sentence' }, `Note: ${p.note}`) : null,
   );
 }
 
-/** One waiting proposal: who and why, the card, the text diff, and the two decisions. */
-function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () => void): HTMLElement {
+/** A save the operator called off at the question: nothing was sent. */
+class NotNow extends Error {}
+
+/**
+ * Asks in place before a save drops the operator's lines, naming them; the
+ * focus on Cancel (a stray Enter loses nothing), Escape cancels. Answers
+ * whether to go on.
+ */
+function askOver(where: HTMLElement, name: string, lost: readonly string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    clear(where);
+    const end = (yes: boolean) => {
+      clear(where);
+      resolve(yes);
+    };
+    const cancel = h('button', { type: 'button', onclick: () => end(false) }, 'Cancel');
+    const shown = lost.slice(0, 8);
+    const box = h(
+      'div',
+      { class: 'callout confirm replace-ask', role: 'group', 'aria-label': 'Confirm' },
+      h('p', {}, `Save over your edited ${name}? ${lost.length} line${lost.length === 1 ? '' : 's'} of yours go${lost.length === 1 ? 'es' : ''}; History can restore them afterwards.`),
+      h('ul', { class: 'lost-lines' }, shown.map((l) => h('li', {}, h('code', {}, l.trim())))),
+      lost.length > shown.length ? h('p', { class: 'note' }, `and ${lost.length - shown.length} more, marked in the diff below.`) : null,
+      h('p', { class: 'actions' }, h('button', { type: 'button', class: 'danger', onclick: () => end(true) }, 'Yes, save over it'), cancel),
+    );
+    box.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Escape') end(false);
+    });
+    where.append(box);
+    cancel.focus();
+  });
+}
+
+/** The card's sentence for what saving does to the library as it stands. */
+function impactTag(name: string, i: Impact): HTMLElement {
+  const text =
+    i.kind === 'new' ? 'new name' : i.kind === 'same' ? `same as the current ${name}` : i.kind === 'unedited' ? `replaces the ${name} in the library (nothing of yours in it)` : 'replaces an edited copy';
+  return h('span', { class: `tag${i.kind === 'edited' ? ' warning' : ''}`, 'data-impact': i.kind }, text);
+}
+
+/** One waiting proposal: who and why, what saving does to the library, the card, the text diffs, and the two decisions. */
+function proposalArticle(p: ProposalAnswer, impact: Impact, names: ReadonlySet<string>, onDecided: () => void): HTMLElement {
   const idBase = `p-${p.id}`;
   const out = h('div', { class: 'notices', 'aria-live': 'polite' });
   const nameField = h('input', {
@@ -141,6 +176,10 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
   } }, 'Open in editor');
 
   const fail = (e: unknown, what: string) => {
+    if (e instanceof NotNow) {
+      saveButton.focus();
+      return;
+    }
     clear(out);
     const stale = e instanceof ApiError && e.status === 412;
     out.append(
@@ -167,8 +206,12 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
   const decide = (form: HTMLFormElement, button: HTMLButtonElement, refused: string, run: () => Promise<string>) => onDecision(form, button, run, onDecided, (e) => fail(e, refused));
   decide(saveForm, saveButton, 'Not saved', async () => {
     const name = nameField.value.trim();
-    // under its own name the ETag read with the page guards the save; under another, the one there now
-    const etag = name === p.name ? seen : await currentEtag(name);
+    // under its own name, the copy whose diff the card shows; under another, the copy there now
+    const over = name === p.name ? impact : await impactOf(name, p.source, names);
+    // the operator's lines would go: asked first, naming them
+    if (over.kind === 'edited' && (over.lost.length > 0 || over.current.state === 'diverged') && !(await askOver(out, name, over.lost))) throw new NotNow();
+    // the ETag of that copy guards the save: a change made since it was read is a 412, never overwritten
+    const etag = over.kind === 'new' ? null : over.etag;
     await call('POST', `/proposals/${enc(p.id)}/save`, {
       body: name === p.name ? {} : { name },
       ...(etag ? { ifMatch: etag } : { ifNoneMatch: '*' as const }),
@@ -194,7 +237,7 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
       h('code', {}, p.name),
       ' ',
       p.valid ? null : h('span', { class: 'tag invalid' }, 'invalid'),
-      seen ? h('span', { class: 'tag' }, `replaces the ${p.name} in the library`) : h('span', { class: 'tag' }, 'new name'),
+      impactTag(p.name, impact),
     ),
     h('p', { class: 'purpose' }, p.purpose),
     h('p', { class: 'sentence' }, `Proposed ${p.from ? `by ${p.from} ` : ''}on ${new Date(p.created_at).toLocaleString()}.`),
@@ -220,14 +263,35 @@ function proposalArticle(p: ProposalAnswer, seen: string | null, onDecided: () =
           ),
         )
       : null,
+    impact.kind === 'edited' ? replacedPart(p, impact) : null,
     cardView(p.card, { draft: false }),
+    impact.kind === 'unedited'
+      ? h('details', { class: 'proposal-replaced-diff' }, h('summary', {}, `The text against the ${p.name} in the library`), replacedDiffView(impact.current.source, p.source, [], `${p.name} proposed against the copy in the library`))
+      : null,
     diff && !diff.identical && diff.unified !== null
       ? h(
           'details',
           { class: 'proposal-text-diff' },
-          h('summary', {}, `The text against ${diff.against.name}`),
+          h('summary', {}, `The text against its base, ${diff.against.name}`),
           unifiedView(diff.unified, `${p.name} against ${diff.against.name}, as text`),
         )
       : null,
+  );
+}
+
+/** What saving would do to an edited copy: the sentence, and the proposal against that copy with the operator's lines marked. */
+function replacedPart(p: ProposalAnswer, i: Extract<Impact, { kind: 'edited' }>): HTMLElement {
+  const n = i.lost.length;
+  return h(
+    'section',
+    { class: 'callout warning proposal-replaces', 'aria-label': `What saving does to your ${p.name}` },
+    h(
+      'p',
+      {},
+      h('strong', {}, `Saving replaces your edited ${p.name}`),
+      ` (${i.current.state.replaceAll('_', ' ')}): `,
+      n ? `${n} line${n === 1 ? '' : 's'} of yours would go, marked “← yours” below.` : 'every line of yours is kept in the proposal.',
+    ),
+    replacedDiffView(i.current.source, p.source, i.lost, `${p.name} proposed against your copy`),
   );
 }

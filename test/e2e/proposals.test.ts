@@ -145,4 +145,50 @@ describe.skipIf(missing !== null)('proposals view (e2e)', () => {
     await article(id).getByRole('alert').waitFor();
     expect((await api('GET', `/proposals/${id}`)).body.status).toBe('pending');
   });
+
+  it('a proposal over the operator\'s edited copy: its lines marked, asked first naming them, a change meanwhile a 412, history marks the save', async () => {
+    const read = (await api('GET', '/templates/quick-fix')).body;
+    const shipped = read.source as string;
+    const mine = shipped.replace(/^ {2}purpose: .*$/m, '  purpose: The operator\'s own purpose').replace(/^version: 1$/m, '# tuned for our repo\nversion: 1');
+    expect((await api('PUT', '/templates/quick-fix', { source: mine })).status).toBe(200);
+    // the conductor proposes quick-fix built from the shipped file
+    const made = await api('POST', '/proposals', { name: 'quick-fix', purpose: 'start again from shipped', source: shipped, from: 'conductor' });
+    const id = made.body.id as string;
+    const file = join(served.root, 'templates', 'quick-fix.yaml');
+
+    await page.goto(`${served.base}/#/proposals`);
+    await article(id).locator('[data-impact="edited"]').waitFor();
+    // the diff against the copy as it stands marks the operator's lines that would go
+    const marked = await article(id).locator('.proposal-replaces .yours').allTextContents();
+    expect(marked.join('\n')).toContain("purpose: The operator's own purpose");
+    expect(marked.join('\n')).toContain('# tuned for our repo');
+
+    // Save asks first, naming the lines; the focus on Cancel, so Enter loses nothing
+    await article(id).getByRole('button', { name: 'Save to library' }).click();
+    const ask = article(id).getByRole('group', { name: 'Confirm' });
+    await ask.waitFor();
+    expect(await ask.locator('.lost-lines li').allTextContents()).toEqual(["purpose: The operator's own purpose", '# tuned for our repo']);
+    expect(await page.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Cancel');
+    await page.keyboard.press('Enter');
+    await ask.waitFor({ state: 'detached' });
+    expect(readFileSync(file, 'utf8')).toBe(mine);
+
+    // saved elsewhere after the page read the copy: the save carries that copy's ETag, so it is a 412, never an overwrite
+    const meanwhile = `${mine}# and one more, from another window\n`;
+    expect((await api('PUT', '/templates/quick-fix', { source: meanwhile })).status).toBe(200);
+    await article(id).getByRole('button', { name: 'Save to library' }).click();
+    await ask.getByRole('button', { name: 'Yes, save over it' }).click();
+    await article(id).getByRole('alert').waitFor();
+    expect(readFileSync(file, 'utf8')).toBe(meanwhile);
+    expect((await api('GET', `/proposals/${id}`)).body.status).toBe('pending');
+
+    // drawn again, it shows the copy as it is now; this time yes saves
+    await page.reload();
+    await article(id).locator('[data-impact="edited"]').waitFor();
+    await article(id).getByRole('button', { name: 'Save to library' }).click();
+    expect(await ask.locator('.lost-lines li').allTextContents()).toContain('# and one more, from another window');
+    await ask.getByRole('button', { name: 'Yes, save over it' }).click();
+    await expect.poll(async () => (await api('GET', `/proposals/${id}`)).body.status).toBe('saved');
+    expect(readFileSync(file, 'utf8')).toBe(shipped);
+  });
 });
