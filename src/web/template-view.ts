@@ -13,6 +13,7 @@ import { fillHistoryPanel } from './history-view.js';
 import type { Card } from '../schema/card.js';
 import type { ProposalAnswer } from '../schema/proposals.js';
 import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
+import type { DivergedTemplate } from '../schema/sync.js';
 import { takeOver } from './proposal-handoff.js';
 import { duplicateForm } from './duplicate.js';
 import { divergedPanel } from './sync-diverged.js';
@@ -58,6 +59,8 @@ export class TemplatePage {
   /** the unsaved-changes dot by the title */
   private readonly dot = h('span', { class: 'unsaved-dot', title: 'Unsaved changes', hidden: true }, h('span', { 'aria-hidden': 'true' }, '●'), h('span', { class: 'visually-hidden' }, 'unsaved changes'));
   private gone = false;
+  /** a teammate's new template that does not validate here, opened from its remote text: nothing loads under the name */
+  private incoming = false;
   /** a proposal opened in this editor (proposal-handoff.ts): Save decides it */
   private proposal: ProposalAnswer | null = null;
   /** the version saved elsewhere that this tab's edits met (a 412, or an event while edited): what a merge or an overwrite goes onto */
@@ -75,10 +78,21 @@ export class TemplatePage {
     try {
       ({ body, etag } = await call<TemplateAnswer>('GET', `/templates/${enc(this.name)}`));
     } catch (e) {
-      // a proposal of a new name: nothing is saved under it yet, so the editor starts empty and the save creates it
-      if (!(proposal && e instanceof ApiError && e.status === 404)) throw e;
-      body = { name: this.name, state: 'custom', shipped: false, read_only: false, edited_outside: false, source: '', shipped_source: null, valid: true, problems: [], card: proposal.card };
-      etag = null;
+      // a teammate's new template that does not validate here: nothing loads under its name; its text opens in the
+      // editor to be fixed and saved (which publishes it), or refused with Keep mine (docs/api.md, Sync)
+      const incoming = !proposal && e instanceof ApiError && e.status === 404 ? await call<DivergedTemplate>('GET', `/sync/templates/${enc(this.name)}`).catch(() => null) : null;
+      const text = incoming?.body.remote_source ?? null;
+      const card = text === null ? null : await call<Card>('POST', '/templates/propose', { body: { name: this.name, source: text } }).catch(() => null);
+      if (incoming && text !== null && card) {
+        this.incoming = true;
+        body = { name: this.name, state: 'diverged', shipped: false, read_only: false, edited_outside: false, source: text, shipped_source: null, valid: false, problems: card.body.problems, card: card.body, diverged: { reason: incoming.body.reason, problems: incoming.body.problems } };
+        etag = null;
+      } else {
+        // a proposal of a new name: nothing is saved under it yet, so the editor starts empty and the save creates it
+        if (!(proposal && e instanceof ApiError && e.status === 404)) throw e;
+        body = { name: this.name, state: 'custom', shipped: false, read_only: false, edited_outside: false, source: '', shipped_source: null, valid: true, problems: [], card: proposal.card };
+        etag = null;
+      }
     }
     this.proposal = proposal;
     this.detail = body;
@@ -556,6 +570,13 @@ export class TemplatePage {
             try {
               await this.write('POST', `/sync/templates/${enc(this.name)}/keep`, { body: {}, ifMatch: this.etag });
               clear(this.notices);
+              if (this.incoming) {
+                // no copy here: keeping none refused the teammate's version, and its removal is published
+                this.gone = true;
+                say(`Refused the team's ${this.name}; its removal is published.`);
+                location.hash = '#/';
+                return;
+              }
               await this.refresh('Kept your copy.');
             } catch (e) {
               this.failed('Not kept', e);
