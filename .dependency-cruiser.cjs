@@ -5,6 +5,7 @@
  *   template  src/template/**, src/errors.ts, src/paths.ts (the validator and what it stands on)
  *   schema    src/schema/**   (the API's answer types)
  *   library   src/library/**  (the library on disk)
+ *   mcp       src/mcp/**      (the conductor's MCP tools, beside the routes)
  *   http      src/http/**     (the routes)
  *   top       src/app.ts, src/server.ts, src/cli.ts and src/cli/**, src/config.ts, src/healthcheck.ts
  *
@@ -12,6 +13,12 @@
  * (src/web/**) stands beside the stack: it imports only schema and template
  * (what it bundles must run in a browser), and nothing imports it. No import
  * cycles anywhere in src/. Node built-ins and node_modules are allowed.
+ *
+ * src/mcp serves the same library as the routes, over MCP instead of HTTP
+ * routes: of src/http only the route that mounts it (routes/mcp.ts) imports
+ * it. The MCP card app (src/mcp-app/**) is a browser bundle like the page:
+ * it imports schema, template and the page's own modules, and nothing
+ * imports it.
  *
  * Why the swc parser on src/*.ts, not the default parser on dist/*.js:
  * - dependency-cruiser's own TypeScript parsing goes through the `typescript`
@@ -40,12 +47,16 @@ const LAYERS = {
   template: ['^src/template/', '^src/errors\\.ts$', '^src/paths\\.ts$'],
   schema: ['^src/schema/'],
   library: ['^src/library/'],
+  mcp: ['^src/mcp/'],
   http: ['^src/http/'],
   top: ['^src/(app|server|cli|config|healthcheck)\\.ts$', '^src/cli/'],
 };
 const STACK = Object.keys(LAYERS); // bottom first
 const WEB = ['^src/web/'];
-const ALL_LAYERS = [...Object.values(LAYERS).flat(), ...WEB];
+const MCP_APP = ['^src/mcp-app/'];
+/** the one module of src/http that mounts the MCP server */
+const MCP_MOUNT = '^src/http/routes/mcp\\.ts$';
+const ALL_LAYERS = [...Object.values(LAYERS).flat(), ...WEB, ...MCP_APP];
 
 /** one rule per climbing direction, named `<lower>-not-to-<higher>` */
 const climbing = STACK.flatMap((lower, i) =>
@@ -80,8 +91,30 @@ module.exports = {
       name: 'not-to-web',
       comment: 'Layers of src/ (.dependency-cruiser.cjs): src/web is the browser page, no layer below or above it; nothing outside it imports it.',
       severity: 'error',
-      from: { path: '^src/', pathNot: WEB },
+      from: { path: '^src/', pathNot: [...WEB, ...MCP_APP] },
       to: { path: WEB },
+    },
+    {
+      name: 'mcp-app-only-to-web-schema-template',
+      comment:
+        'Layers of src/ (.dependency-cruiser.cjs): the MCP card app (src/mcp-app) is a browser bundle: it imports from src/ only the page (src/web), schema and template.',
+      severity: 'error',
+      from: { path: MCP_APP },
+      to: { path: '^src/', pathNot: [...MCP_APP, ...WEB, ...LAYERS.schema, ...LAYERS.template] },
+    },
+    {
+      name: 'not-to-mcp-app',
+      comment: 'Layers of src/ (.dependency-cruiser.cjs): src/mcp-app is a browser bundle the build inlines into one HTML document; no module imports it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: MCP_APP },
+      to: { path: MCP_APP },
+    },
+    {
+      name: 'http-to-mcp-only-to-mount',
+      comment: 'Layers of src/ (.dependency-cruiser.cjs): of src/http only routes/mcp.ts imports src/mcp, to mount it; the MCP tools call the library as the routes do, not the routes.',
+      severity: 'error',
+      from: { path: LAYERS.http, pathNot: MCP_MOUNT },
+      to: { path: LAYERS.mcp },
     },
     {
       name: 'not-to-unlayered',

@@ -122,6 +122,9 @@ console.log(
     `(${written.size} files, ${Math.round(bytes / 1024)} KiB with maps; ${removed} stale removed)`,
 );
 
+// The MCP card app: the card code above in one self-contained document (scripts/build-card-app.mjs).
+await import('./build-card-app.mjs');
+
 function hash(buf) {
   // base32 of a SHA-256 prefix: the same alphabet and length esbuild's [hash] uses
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

@@ -16,6 +16,7 @@ import { compareRoutes } from './http/routes/compare.js';
 import { historyRoutes } from './http/routes/history.js';
 import { launchRoutes } from './http/routes/launch.js';
 import { launchRoutes as launchDraftRoutes } from './http/routes/launches.js';
+import { mcpRoutes } from './http/routes/mcp.js';
 import { metaRoutes } from './http/routes/meta.js';
 import { meRoutes } from './http/routes/me.js';
 import { proposalRoutes } from './http/routes/proposals.js';
@@ -207,6 +208,8 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
       await api.register(catalogueRoutes, opts);
       await api.register(proposalRoutes, { ...opts, store: proposals });
       await api.register(launchDraftRoutes, { store: launches });
+      // the conductor's MCP server (docs/conductor.md): the same stores, over MCP
+      await api.register(mcpRoutes, { ...opts, proposals, launches });
       await api.register(eventRoutes, { ...opts, streams });
       await api.register(syncRoutes, { ...opts, sync });
       await api.register(upgradeRoutes, opts);

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   forbidden_host: { status: 421, title: "The Host header is not this service's name" },
   not_found: { status: 404, title: 'Not found' },
   version_not_found: { status: 404, title: 'No such version in the history' },
+  method_not_allowed: { status: 405, title: 'The method is not allowed here' },
   request_timeout: { status: 408, title: 'The request took too long' },
   no_library_root: { status: 409, title: 'The service has no library root; writes are refused' },
   not_shipped: { status: 409, title: 'Not a shipped template or built-in role' },

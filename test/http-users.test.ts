@@ -72,6 +72,9 @@ const EXPECTED: [method: string, path: string, role: UserRole][] = [
   ['GET', '/upgrade', 'viewer'],
   ['POST', '/upgrade', 'editor'],
   ['GET', '/openapi.json', 'viewer'],
+  ['POST', '/mcp', 'conductor'],
+  ['GET', '/mcp', 'viewer'],
+  ['DELETE', '/mcp', 'viewer'],
 ];
 const RANK: UserRole[] = ['viewer', 'conductor', 'editor'];
 
@@ -127,6 +130,8 @@ describe('every route × every role', () => {
         .map((m) => `${m.toUpperCase()} ${path.replace(/\{([a-z]+)\}/g, ':$1')}`),
     );
     inApp.push(`GET ${API}/openapi.json`);
+    // the MCP endpoint's GET and DELETE, hidden from the document: they only answer 405 (routes/mcp.ts)
+    inApp.push(`GET ${API}/mcp`, `DELETE ${API}/mcp`);
     expect(inApp.filter((k) => !(k in ROUTE_ROLES)), 'routes with no role in the table').toEqual([]);
     expect(Object.keys(ROUTE_ROLES).filter((k) => !inApp.includes(k)), 'table rows with no route').toEqual([]);
     // and with the role this file expects of each

@@ -3,8 +3,10 @@
  * are for. A copy of src/ is cruised twice, as it is and with planted imports:
  * a climbing `import type` (gone from compiled JavaScript, so this proves the
  * sources are parsed as written), a climbing value import, a cycle, the page
- * reaching past schema/template, an import that resolves to nothing, and an
- * allowed downward import. The planted copy must add exactly the expected
+ * reaching past schema/template, an import that resolves to nothing, the
+ * MCP tools climbing to the routes, a route other than its mount reaching
+ * the MCP tools, the card app reaching the library, and an allowed downward
+ * import. The planted copy must add exactly the expected
  * violations, each under its rule, and the clean copy's graph must hold the
  * real tree, so the rules can never pass by parsing nothing.
  *
@@ -122,6 +124,7 @@ describe.skipIf(!installed)(installed ? 'layer rules' : 'layer rules (skipped: d
     const http = someModule(dir, 'src/http');
     const template = someModule(dir, 'src/template');
     const schema = someModule(dir, 'src/schema');
+    const mcp = someModule(dir, 'src/mcp');
     const files = {
       typeClimb: 'src/template/zz-type-climb.ts',
       valueClimb: 'src/schema/zz-value-climb.ts',
@@ -130,6 +133,9 @@ describe.skipIf(!installed)(installed ? 'layer rules' : 'layer rules (skipped: d
       web: 'src/web/zz-reach.ts',
       missing: 'src/http/zz-missing.ts',
       down: 'src/http/zz-down.ts',
+      mcpClimb: 'src/mcp/zz-climb.ts',
+      mcpFromHttp: 'src/http/zz-mcp-reach.ts',
+      mcpApp: 'src/mcp-app/zz-reach.ts',
     };
     // erased by tsc: only a parser of the sources sees it
     plant(dir, files.typeClimb, `import type { Anything } from '${specifier(files.typeClimb, library)}';\nexport type T = Anything;\n`);
@@ -137,6 +143,9 @@ describe.skipIf(!installed)(installed ? 'layer rules' : 'layer rules (skipped: d
     plant(dir, files.cycleA, `import type { B } from './zz-cycle-b.js';\nexport type A = B;\n`);
     plant(dir, files.cycleB, `import { a } from './zz-cycle-a.js';\nexport const b = a;\n`);
     plant(dir, files.web, `import { x } from '${specifier(files.web, library)}';\nexport const y = x;\n`);
+    plant(dir, files.mcpClimb, `import '${specifier(files.mcpClimb, http)}';\n`);
+    plant(dir, files.mcpFromHttp, `import '${specifier(files.mcpFromHttp, mcp)}';\n`);
+    plant(dir, files.mcpApp, `import '${specifier(files.mcpApp, library)}';\n`);
     plant(dir, files.missing, `import '../library/zz-no-such-module.js';\n`);
     plant(dir, files.down, `import '${specifier(files.down, template)}';\nimport '${specifier(files.down, schema)}';\nimport '${specifier(files.down, 'src/errors.ts')}';\nimport 'node:fs';\nimport 'fastify';\n`);
     expected = [
@@ -146,6 +155,9 @@ describe.skipIf(!installed)(installed ? 'layer rules' : 'layer rules (skipped: d
       { rule: 'no-circular', from: files.cycleB, to: files.cycleA },
       { rule: 'web-only-to-schema-template', from: files.web, to: library },
       { rule: 'not-to-unresolvable', from: files.missing, to: '../library/zz-no-such-module.js' },
+      { rule: 'mcp-not-to-http', from: files.mcpClimb, to: http },
+      { rule: 'http-to-mcp-only-to-mount', from: files.mcpFromHttp, to: mcp },
+      { rule: 'mcp-app-only-to-web-schema-template', from: files.mcpApp, to: library },
     ];
 
     // both at once: one cruise is a few seconds of one core
@@ -158,7 +170,7 @@ describe.skipIf(!installed)(installed ? 'layer rules' : 'layer rules (skipped: d
 
   test('the clean copy is parsed whole: every layer is in the graph', () => {
     expect(clean.srcModules.length).toBeGreaterThan(100);
-    for (const layer of ['src/template/', 'src/schema/', 'src/library/', 'src/http/', 'src/web/']) {
+    for (const layer of ['src/template/', 'src/schema/', 'src/library/', 'src/mcp/', 'src/http/', 'src/web/', 'src/mcp-app/']) {
       expect(clean.srcModules.filter((m) => m.startsWith(layer)).length, layer).toBeGreaterThan(0);
     }
     expect(clean.srcModules).toContain('src/server.ts');

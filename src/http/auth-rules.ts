@@ -20,6 +20,8 @@ import type { UserRole } from './users.js';
 const P = '/api/desk';
 /** The OpenAPI document is not among its own operations; any user may read it. */
 const DOCUMENT = `GET ${P}/openapi.json`;
+/** The MCP endpoint's GET and DELETE, outside the document: they only answer 405 (routes/mcp.ts), to anyone known. */
+const MCP_NOT_HERE = [`GET ${P}/mcp`, `DELETE ${P}/mcp`];
 
 /**
  * Every route's role, keyed as fastify names the route
@@ -32,6 +34,7 @@ export const ROUTE_ROLES: Readonly<Record<string, UserRole>> = Object.fromEntrie
     return [`${method} ${P}${path.replace(/\{(\w+)\}/g, ':$1')}`, op.role] as const;
   }),
   [DOCUMENT, 'viewer'],
+  ...MCP_NOT_HERE.map((k) => [k, 'viewer'] as const),
 ]);
 
 /** What a route not in the table needs: the most. */

@@ -95,4 +95,6 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
   'GET /status': { operationId: 'getStatus', role: 'viewer', errors: [] },
   'GET /catalogue': { operationId: 'getCatalogue', role: 'viewer', errors: [] },
   'GET /schema/template.json': { operationId: 'getTemplateSchema', role: 'viewer', errors: [], content: 'application/schema+json' },
+  // the conductor's MCP server (docs/conductor.md): its refusals inside the protocol are JSON-RPC errors and tool results
+  'POST /mcp': { operationId: 'callMcp', role: 'conductor', errors: [], content: 'text/event-stream' },
 };
