@@ -9,7 +9,7 @@ import type { AuthProxyOptions } from './http/auth.js';
 import { trustedList } from './http/auth.js';
 import { checkListenAddress } from './http/guard.js';
 import { USER_ROLES, type UserRole } from './http/users.js';
-import { DEFAULT_PROPOSALS_PER_HOUR } from './library/proposals/rate-limit.js';
+import { DEFAULT_LAUNCHES_PER_HOUR, DEFAULT_PROPOSALS_PER_HOUR } from './library/proposals/rate-limit.js';
 import { DEFAULT_DECIDED_KEEP } from './library/proposals/retention.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -40,8 +40,10 @@ export interface Config {
   author: string;
   /** DESK_DECIDED_KEEP: how many decided proposals stay in `proposals/` (the newest; docs/api.md, Proposals); default 1000 */
   decidedKeep: number;
-  /** DESK_PROPOSALS_PER_HOUR: proposals one client address may create in an hour; 0 for no limit; default 120 */
+  /** DESK_PROPOSALS_PER_HOUR: proposals one person (else one client address) may create in an hour; 0 for no limit; default 120 */
   proposalsPerHour: number;
+  /** DESK_LAUNCHES_PER_HOUR: launch drafts one person (else one client address) may make in an hour; 0 for no limit; default 120 */
+  launchesPerHour: number;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -99,6 +101,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     author: parseAuthor(env.DESK_AUTHOR),
     decidedKeep: parseCount(env, 'DESK_DECIDED_KEEP', DEFAULT_DECIDED_KEEP, 1, 1_000_000),
     proposalsPerHour: parseCount(env, 'DESK_PROPOSALS_PER_HOUR', DEFAULT_PROPOSALS_PER_HOUR, 0, 1_000_000),
+    launchesPerHour: parseCount(env, 'DESK_LAUNCHES_PER_HOUR', DEFAULT_LAUNCHES_PER_HOUR, 0, 1_000_000),
   };
 }
 

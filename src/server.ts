@@ -129,6 +129,7 @@ export async function start(env: Record<string, string | undefined> = process.en
       users,
       authProxy: config.authProxy,
       proposals: { decidedKeep: config.decidedKeep, perHour: config.proposalsPerHour },
+      launches: { perHour: config.launchesPerHour },
       ...(config.libraryRemote ? { sync: { remote: config.libraryRemote, intervalMs: config.syncInterval * 1000 } } : {}),
     });
   } catch (e) {

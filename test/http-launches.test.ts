@@ -123,6 +123,18 @@ describe('POST /launches', () => {
     expect(launchEvents()).toEqual([]);
   });
 
+  test('inputs over 64 KiB as UTF-8 JSON are 422 invalid_launch, limit.size at /inputs, nothing kept; 64 KiB is kept', async () => {
+    // `é` is two bytes in UTF-8: the cap counts bytes, not characters
+    const room = 64 * 1024 - Buffer.byteLength(JSON.stringify({ who: 'Ada', aside: '' }), 'utf8');
+    const over = await draft({ template: 'greet', inputs: { who: 'Ada', aside: 'é'.repeat(room / 2 + 1) } });
+    expect(over.statusCode).toBe(422);
+    expect(over.json().code).toBe('invalid_launch');
+    expect(over.json().problems.map((p: { code: string; path: string }) => `${p.code} ${p.path}`)).toEqual(['limit.size /inputs']);
+    expect(await files()).toEqual([]);
+    expect(launchEvents()).toEqual([]);
+    expect((await draft({ template: 'greet', inputs: { who: 'Ada', aside: 'é'.repeat(room / 2) } })).statusCode).toBe(201);
+  });
+
   test('an unknown template is 404; an invalid one 409 template_invalid_for_launch; a bad body 400', async () => {
     expect((await draft({ template: 'no-such', inputs: {} })).json()).toMatchObject({ status: 404, code: 'not_found' });
     await writeFile(join(root, 'templates', 'greet.yaml'), GREET_INVALID);
@@ -345,6 +357,30 @@ describe('?wait=N', () => {
     await new Promise((r) => setTimeout(r, 100));
     await dismiss(id, { note: 'no' });
     for (const r of await Promise.all(waiting)) expect(r.json()).toMatchObject({ status: 'dismissed', decision_note: 'no' });
+  });
+
+  test('past the waiters bound (proposals and drafts together) a wait answers at once with the record as it is', async () => {
+    await close();
+    await open({}, { maxWaiters: 2 });
+    const id = await drafted();
+    const p = (await app.inject({ method: 'POST', url: `${API}/proposals`, payload: { name: 'gamma', purpose: 'p', source: GREET.replace('name: greet', 'name: gamma') } })).json();
+    const waiting = [get(id, '30'), app.inject({ url: `${API}/proposals/${p.id}?wait=30` })];
+    await new Promise((r) => setTimeout(r, 100));
+    // both held: a third, on either, is not held
+    let t = Date.now();
+    expect((await get(id, '30')).json()).toMatchObject({ id, status: 'pending' });
+    expect((await app.inject({ url: `${API}/proposals/${p.id}?wait=30` })).json()).toMatchObject({ id: p.id, status: 'pending' });
+    expect(Date.now() - t).toBeLessThan(5_000);
+    // the held ones still hear their decisions, and then there is room again
+    await approve(id);
+    await app.inject({ method: 'POST', url: `${API}/proposals/${p.id}/dismiss`, payload: {} });
+    const [l, pr] = await Promise.all(waiting);
+    expect(l!.json().status).toBe('approved');
+    expect(pr!.json().status).toBe('dismissed');
+    const other = await drafted();
+    t = Date.now();
+    expect((await get(other, '1')).json().status).toBe('pending');
+    expect(Date.now() - t).toBeGreaterThanOrEqual(950);
   });
 
   test('a decided draft answers at once; a pending one after N seconds, still pending', async () => {

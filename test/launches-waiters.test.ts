@@ -47,6 +47,28 @@ describe('waiters', () => {
     expect(await w.wait('a', 30_000, ac.signal)).toBe('aborted');
   });
 
+  test('past `max` waits on every id together, a wait ends at once (`full`) and holds nothing', async () => {
+    vi.useFakeTimers();
+    const w = openWaiters({ max: 2 });
+    const held = [w.wait('a', 30_000), w.wait('b', 30_000)];
+    expect(await w.wait('c', 30_000)).toBe('full');
+    expect(w.size).toBe(2);
+    expect(vi.getTimerCount()).toBe(2);
+    w.wake('a');
+    expect(await held[0]).toBe('decided');
+    const again = w.wait('c', 30_000);
+    expect(w.size).toBe(2);
+    w.close();
+    expect(await Promise.all([held[1], again])).toEqual(['closed', 'closed']);
+  });
+
+  test('readWhenDecided past the bound answers at once with the record as it is', async () => {
+    const w = openWaiters({ max: 0 });
+    let reads = 0;
+    expect(await readWhenDecided(w, 'a', 30_000, undefined, async () => ({ status: 'pending', reads: ++reads }))).toEqual({ status: 'pending', reads: 2 });
+    expect(w.size).toBe(0);
+  });
+
   test('closing ends every wait, and later ones at once', async () => {
     vi.useFakeTimers();
     const w = openWaiters();

@@ -259,4 +259,10 @@ describe('DESK_DECIDED_KEEP and DESK_PROPOSALS_PER_HOUR', () => {
   test.each(['-1', '2.5', 'lots', '1000001', '0x10'])('refuses DESK_PROPOSALS_PER_HOUR=%s', (v) => {
     expect(() => loadConfig({ DESK_PROPOSALS_PER_HOUR: v }, '/w')).toThrow(ConfigError);
   });
+
+  test('DESK_LAUNCHES_PER_HOUR defaults to 120, takes 0 for none, refuses what is not a whole number', () => {
+    expect(loadConfig({}, '/w')).toMatchObject({ launchesPerHour: 120 });
+    expect(loadConfig({ DESK_LAUNCHES_PER_HOUR: '0' }, '/w')).toMatchObject({ launchesPerHour: 0 });
+    for (const v of ['-1', '2.5', 'lots', '1000001']) expect(() => loadConfig({ DESK_LAUNCHES_PER_HOUR: v }, '/w'), v).toThrow(ConfigError);
+  });
 });

@@ -11,7 +11,7 @@ import { UserDirectory } from '../src/http/users-directory.js';
 import { openLibrary } from '../src/library/library.js';
 import type { RecordsOptions } from '../src/library/records.js';
 import type { Library } from '../src/library/types.js';
-import { API, type Fixture, fixture } from './http-fixture.js';
+import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
 import { TOKENS, USERS, writeUsers } from './users-fixture.js';
 
 const CORA = 'conductor-token-cora-0123456789abcdef';
@@ -72,5 +72,42 @@ describe('withdraw', () => {
     const carl = { person: 'carl', role: 'conductor' as const, address: '127.0.0.1' };
     await expect(library.launches.withdraw(id, carl)).rejects.toMatchObject({ code: 'forbidden' });
     expect((await library.launches.get(id))?.rec.status).toBe('pending');
+  });
+});
+
+describe('hourly allowances, per person', () => {
+  test('the 121st draft in an hour is 429 with Retry-After; a second person from the same address is still allowed', async () => {
+    let t = Date.UTC(2026, 0, 1);
+    await open({ launches: { now: () => t } });
+    for (let i = 0; i < 120; i++) await draft('carl');
+    const over = await post('carl', '/launches', { template: 'alpha', inputs: {} });
+    expect(over.statusCode).toBe(429);
+    expect(over.json().code).toBe('too_many_requests');
+    // 3600 s / 120: one more each 30 s
+    expect(over.headers['retry-after']).toBe('30');
+    expect((await library.launches.list('all')).length).toBe(120);
+    // cora asks from the same address (inject's 127.0.0.1): her own allowance
+    expect((await post('cora', '/launches', { template: 'alpha', inputs: {} })).statusCode).toBe(201);
+    t += 30_000;
+    expect((await post('carl', '/launches', { template: 'alpha', inputs: {} })).statusCode).toBe(201);
+  });
+
+  test('proposals count per person too', async () => {
+    const t = Date.UTC(2026, 0, 1);
+    await open({ proposals: { perHour: 2, now: () => t } });
+    const propose = (who: Person) => post(who, '/proposals', { name: 'gamma', purpose: 'p', source: ALPHA.replace('name: alpha', 'name: gamma') });
+    expect((await propose('carl')).statusCode).toBe(201);
+    expect((await propose('carl')).statusCode).toBe(201);
+    const over = await propose('carl');
+    expect(over.statusCode).toBe(429);
+    expect(over.headers['retry-after']).toBe('1800');
+    expect((await propose('cora')).statusCode).toBe(201);
+    expect((await library.proposals.list('all')).map((p) => p.from).sort()).toEqual(['carl', 'carl', 'cora']);
+  });
+
+  test('DESK_LAUNCHES_PER_HOUR 0 sets no limit', async () => {
+    await open({ launches: { perHour: 0 } });
+    for (let i = 0; i < 3; i++) await draft('carl');
+    expect((await library.launches.list('all')).length).toBe(3);
   });
 });

@@ -25,6 +25,13 @@ export const RECORD_FILE = new RegExp(`^(${LAUNCH_ID.source.slice(1, -1)})\\.jso
  */
 export const RECORD_CAP = ROLE_FILE_CAP;
 
+/**
+ * The most a draft's inputs may be, as UTF-8 JSON: 64 KiB — tickets and
+ * short texts, not documents. Every draft is a record and a history commit
+ * kept for good, so the cap bounds what a conductor can add to history.
+ */
+export const INPUTS_CAP = 64 * 1024;
+
 const STATUSES: readonly LaunchStatus[] = ['pending', 'approved', 'dismissed', 'withdrawn'];
 const strOrNull = (v: unknown) => v === null || typeof v === 'string';
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -6,6 +6,7 @@ import type { LibraryLogger } from '../context.js';
 import type { FaultHook } from '../disk/fs-safe.js';
 import { ifMatchPasses } from '../disk/markers.js';
 import { type Asker, whoIs } from '../proposals/asker.js';
+import { createRate, DEFAULT_LAUNCHES_PER_HOUR, takeAllowance } from '../proposals/rate-limit.js';
 import { openRecordIndex } from '../proposals/record-index.js';
 import { DEFAULT_DECIDED_KEEP } from '../proposals/retention.js';
 import { openWaiters, readWhenDecided, type Waiters } from '../proposals/waiters.js';
@@ -14,7 +15,7 @@ import type { Library } from '../types.js';
 import { type LaunchChange, launchAnnouncer } from './announce.js';
 import { LAUNCH_RECORDS } from './files.js';
 import { type Current, currentVersion, draftPreviews } from './preview.js';
-import { formatRecord, type LaunchRecord, RECORD_CAP, summaryOf } from './record.js';
+import { formatRecord, INPUTS_CAP, type LaunchRecord, RECORD_CAP, summaryOf } from './record.js';
 
 export interface LaunchStoreOptions {
   library: Library;
@@ -26,6 +27,8 @@ export interface LaunchStoreOptions {
   faults?: FaultHook;
   /** How many may wait for a decision; the next is too_many_launches. Default: 500. */
   maxPending?: number;
+  /** Drafts one person (else one client address) may make an hour; 0: no limit. Default: 120 (DESK_LAUNCHES_PER_HOUR). */
+  perHour?: number;
   /** How many decided drafts stay in `launches/` (proposals/retention.ts). Default: 1000. */
   decidedKeep?: number;
   /** Told after each record written or synced, just after its event. Default: none. */
@@ -80,6 +83,9 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
   const now = o.now ?? Date.now;
   const max = o.maxPending ?? 500;
   const waiters = o.waiters ?? openWaiters();
+  const perHour = o.perHour ?? DEFAULT_LAUNCHES_PER_HOUR;
+  // in memory, bounded (proposals/rate-limit.ts)
+  const rate = createRate({ perHour, now });
   const announce = launchAnnouncer(library, o.onChange);
   const previews = draftPreviews(library);
   const index = openRecordIndex(LAUNCH_RECORDS, {
@@ -149,6 +155,8 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
     },
     async create(l, asker = null) {
       index.writable();
+      // every draft asked counts, kept or refused: the allowance bounds the work a client makes, not only what is kept
+      if (asker) takeAllowance(rate, asker, perHour, 'launch drafts');
       await ready();
       // the template as it loads now: unknown is 404, not valid is 409, as the launch preview answers
       const current = await currentVersion(library, l.template);
@@ -157,6 +165,12 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
         throw new DeskError('template_invalid_for_launch', `${l.template} is not valid; fix its problems before launching it`, { problems: current.problems });
       }
       const given = l.inputs ?? {};
+      // measured before any work on them: every draft is a record and a commit, kept in history for good
+      const size = Buffer.byteLength(JSON.stringify(given), 'utf8');
+      if (size > INPUTS_CAP) {
+        const p = problem('limit.size', `the inputs are ${size} bytes as JSON; a draft's may be at most ${INPUTS_CAP / 1024} KiB: shorten them`, '/inputs');
+        throw new DeskError('invalid_launch', 'the launch inputs are too large; nothing was kept', { problems: [p] });
+      }
       const preview = previews.preview(current, given);
       if (!preview.ok) throw new DeskError('invalid_launch', 'the launch inputs do not check; nothing was kept', { problems: preview.problems });
       return serial(async () => {

@@ -1,8 +1,9 @@
 /**
- * How many proposals one client may create (docs/api.md, Proposals,
- * Bounds): `perHour` at once, then one each `3600 / perHour` seconds as the
- * allowance refills — a token bucket, kept as GCRA keeps one (the time its
- * bucket will be full again, one number per client). A token bucket rather
+ * How many proposals, or launch drafts, one person (else one client
+ * address: asker.ts) may create (docs/api.md, Proposals, Bounds): `perHour`
+ * at once, then one each `3600 / perHour` seconds as the allowance
+ * refills — a token bucket, kept as GCRA keeps one (the time its bucket will
+ * be full again, one number per client). A token bucket rather
  * than a sliding window: no list of times per client, an exact wait to
  * answer (`Retry-After`), and a client whose bucket is full again is
  * indistinguishable from one never seen, so it is simply forgotten.
@@ -18,6 +19,9 @@ import { allowanceKey, type Asker } from './asker.js';
 
 /** DESK_PROPOSALS_PER_HOUR unless set. */
 export const DEFAULT_PROPOSALS_PER_HOUR = 120;
+
+/** DESK_LAUNCHES_PER_HOUR unless set: as many drafts as proposals. */
+export const DEFAULT_LAUNCHES_PER_HOUR = 120;
 
 const HOUR_MS = 3_600_000;
 const SWEEP_MS = 60_000;
