@@ -4,6 +4,7 @@ import { isProcessEntry, processIo } from './cli/entry.js';
 import { EXIT, type Io } from './cli/io.js';
 import { validateCommand } from './cli/validate.js';
 import { USER_HELP, userCommand } from './cli/user.js';
+import { MCP_HELP, mcpCommand } from './cli/mcp.js';
 import { RootLockedError } from './library/disk/root-lock.js';
 import { openLibrary } from './library/library.js';
 import type { UpgradePlanAnswer, UpgradeResultAnswer } from './schema/upgrade.js';
@@ -19,6 +20,7 @@ const USAGE = `usage: desk-library validate [--format text|json|sarif|github] [-
        desk-library schema
        desk-library serve
        desk-library user add|list|remove|rotate [NAME] --users-file FILE [--role ROLE] [--email EMAIL]
+       desk-library mcp --url URL [--token-file FILE]
        desk-library --version
        desk-library COMMAND --help
 
@@ -27,6 +29,7 @@ upgrade   move the copies behind the shipped templates onto them, offline.
 schema    print the template JSON Schema (draft-07) for editors.
 serve     run the service, configured from the environment as \`npm start\`.
 user      keep the users file (DESK_USERS_FILE): add, list, remove, rotate a token.
+mcp       connect an MCP host that starts local processes to a running desk.
 `;
 
 /** Each command's own help, printed to stdout with exit 0 for `COMMAND --help`. */
@@ -91,6 +94,7 @@ stdout, stopped cleanly by SIGINT or SIGTERM. The library root defaults to
   -h, --help  this help
 `,
   user: USER_HELP,
+  mcp: MCP_HELP,
 } as const;
 type Command = keyof typeof HELP;
 
@@ -128,6 +132,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   if (command === 'upgrade') return upgradeCommand(rest, io);
   if (command === 'user') return userCommand(rest, io, (why) => usage(io, why));
+  if (command === 'mcp') return mcpCommand(rest, io, (why) => usage(io, why));
 
   return validateCommand(rest, io, (why) => usage(io, why));
 }
