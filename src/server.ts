@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import { type App, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { isDeskError } from './errors.js';
+import { isLoopbackHost } from './http/guard.js';
 import { UserDirectory, UsersFileError } from './http/users-directory.js';
 import { setRootLockLostHandler } from './library/disk/root-lock.js';
 
@@ -68,6 +69,21 @@ function drainOnStop(server: Server): () => void {
   };
 }
 
+/**
+ * A users file that lists nobody (0 bytes, or `users: []`) with no
+ * DESK_TOKEN and no auth proxy beside it lets nobody in. That is safe, but on
+ * an address others reach it is almost surely a mistake (the last user
+ * removed, the wrong file mounted) that would serve only 401s, so the start
+ * is refused there, naming why; on loopback the operator is told and the
+ * desk starts, waiting for `desk-library user add`.
+ */
+function refuseNobody(config: Config, users: UserDirectory, log: ReturnType<typeof makeLogger>): void {
+  if (!users.nobody || config.authProxy !== null) return;
+  const why = `DESK_USERS_FILE ${users.file} lists nobody and DESK_TOKEN is not set, so nobody can sign in`;
+  if (!isLoopbackHost(config.host)) fail(`${why}; refused on HOST ${config.host}. Add a user first: desk-library user add NAME --role editor --users-file ${users.file}`);
+  log.warn({ users_file: users.file, users: 0 }, `${why} until one is added (desk-library user add)`);
+}
+
 export async function start(env: Record<string, string | undefined> = process.env): Promise<App> {
   let config: Config;
   try {
@@ -85,6 +101,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     throw e;
   }
   const log = makeLogger(config);
+  refuseNobody(config, users, log);
 
   let app: App | null = null;
   let startDrain: (() => void) | null = null;
