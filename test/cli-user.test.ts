@@ -80,6 +80,18 @@ describe('desk-library user', () => {
     expect(await readFile(file, 'utf8')).toContain('# the team');
   });
 
+  it('remove of the last user leaves `users: []`, which the service reads as nobody let in, and says so', async () => {
+    const file = join(dir, 'last.yaml');
+    await run('user', 'add', 'ann', '--role', 'editor', '--users-file', file);
+    const r = await run('user', 'remove', 'ann', '--users-file', file);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('nobody can sign in');
+    expect(parseUsers(await readFile(file, 'utf8'))).toEqual({ users: [], problems: [] });
+    const users = UserDirectory.open({ file });
+    expect(users.nobody).toBe(true);
+    expect(users.active).toBe(true);
+  });
+
   it.each([
     [['user'], 2],
     [['user', 'add', 'x', '--users-file', 'F'], 2], // no role

@@ -3,13 +3,16 @@
  * Users and roles): SIGHUP reads the file again and does not stop the
  * service; a bad file on SIGHUP keeps the users; a bad file at the start
  * refuses it; no token ever appears in the log of a run that used them.
+ * A file that lists nobody lets nobody in, and refuses a non-loopback start;
+ * a FIFO or a device is never read, at the start or on a SIGHUP.
  */
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { formatUsers } from '../src/http/users.js';
-import { spawnChild } from './children.js';
+import { killChild, spawnChild } from './children.js';
 import { tpl } from './library-helpers.js';
 import { call, killHard, SERVER_JS, startServer } from './proof-helpers.js';
 import { TOKENS, USERS, writeUsers } from './users-fixture.js';
@@ -76,4 +79,90 @@ test('a malformed users file refuses the start, exit 1, naming the file', async 
   const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
   expect(code).toBe(1);
   expect(err).toContain(file);
+});
+
+/** Starts the real server and answers its exit code and stderr; killed in every case (children.ts). */
+async function refusedStart(env: Record<string, string>): Promise<{ code: number | null; err: string }> {
+  const child = spawnChild(process.execPath, [SERVER_JS], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', DESK_LIBRARY_ROOT: join(dir, 'lib'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const timer = setTimeout(() => killChild(child), 30_000);
+  try {
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    return { code, err };
+  } finally {
+    clearTimeout(timer);
+    killChild(child);
+  }
+}
+
+test('a users file that lists nobody refuses a non-loopback start, exit 1 naming the file, and binds nothing', async () => {
+  const file = join(dir, 'users.yaml');
+  for (const text of ['', 'users: []\n']) {
+    await writeFile(file, text);
+    const r = await refusedStart({ DESK_USERS_FILE: file, HOST: '0.0.0.0' });
+    expect(r.code, JSON.stringify(text)).toBe(1);
+    expect(r.err).toContain(file);
+  }
+  await expect(stat(join(dir, 'lib'))).rejects.toMatchObject({ code: 'ENOENT' });
+});
+
+test('a FIFO or a link to /dev/zero as the users file refuses the start, exit 1 naming the file', async () => {
+  const fifo = join(dir, 'fifo.yaml');
+  execFileSync('mkfifo', [fifo]);
+  const zero = join(dir, 'zero.yaml');
+  await symlink('/dev/zero', zero);
+  for (const file of [fifo, zero]) {
+    const r = await refusedStart({ DESK_USERS_FILE: file });
+    expect(r.code, file).toBe(1);
+    expect(r.err).toContain(file);
+  }
+});
+
+test('on loopback a file that lists nobody starts, warned; anonymous saves are 401 and write nothing', async () => {
+  const file = join(dir, 'users.yaml');
+  await writeFile(file, 'users: []\n');
+  const root = join(dir, 'lib');
+  const s = await startServer(root, dir, { DESK_USERS_FILE: file });
+  try {
+    expect(s.stdout()).toContain('lists nobody');
+    expect((await call(s.base, 'PUT', '/templates/pwned-by-anon', { source: tpl('pwned-by-anon', 'anon') })).status).toBe(401);
+    expect((await call(s.base, 'GET', '/templates')).status).toBe(401);
+    await expect(stat(join(root, 'templates', 'pwned-by-anon.yaml'))).rejects.toMatchObject({ code: 'ENOENT' });
+  } finally {
+    await killHard(s);
+  }
+});
+
+test('the users file replaced by a FIFO, then a link to /dev/zero: SIGHUPs keep the users, saves answer, SIGTERM stops', async () => {
+  const file = await writeUsers(dir);
+  const s = await startServer(join(dir, 'lib'), dir, { DESK_USERS_FILE: file });
+  try {
+    const save = async (n: number) => (await call(s.base, 'PUT', `/templates/kept-${n}`, { source: tpl(`kept-${n}`, `save ${n}`) }, auth(TOKENS.ann))).status;
+    expect(await save(0)).toBe(200);
+    const notRead = () => (s.stdout().match(/users file not read/g) ?? []).length;
+    let n = 0;
+    for (const make of [() => execFileSync('mkfifo', [file]), () => symlink('/dev/zero', file)]) {
+      await rm(file);
+      await make();
+      // more reloads than the thread pool has workers: each that waited on the FIFO would hold one. One
+      // signal at a time, each seen before the next: signals sent together arrive as one
+      for (let i = 0; i < 6; i++) {
+        const before = notRead();
+        s.child.kill('SIGHUP');
+        await expect.poll(notRead, { timeout: 10_000 }).toBeGreaterThan(before);
+      }
+      expect(await save(++n)).toBe(200);
+      expect((await call(s.base, 'GET', '/me', undefined, auth(TOKENS.vera))).body).toEqual({ name: 'vera', role: 'viewer' });
+      expect((await call(s.base, 'GET', '/me')).status).toBe(401);
+    }
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+  } finally {
+    await killHard(s);
+  }
 });

@@ -7,10 +7,11 @@
  * over it: a running service (which reads it again when it changes) never
  * reads half of it.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { type Document, isSeq, parseDocument, YAMLMap } from 'yaml';
 import { writeDurable } from '../library/disk/atomic-write.js';
+import { readUsersFile } from '../http/users-file.js';
 import { newToken, parseUsers, tokenDigest, USER_NAME, USER_ROLES, type UserRole } from '../http/users.js';
 import { EXIT, type Io } from './io.js';
 
@@ -102,6 +103,9 @@ export async function userCommand(args: string[], io: Io, usage: Usage): Promise
   if (token) {
     io.out(`${token}\n`);
     io.err(`desk-library: ${action === 'add' ? `added ${name} (${role})` : `new token for ${name}`}; the token above is shown once\n`);
+  } else if (users.length === 1) {
+    // the file stays set, so the service lets nobody in rather than everybody (docs/security.md)
+    io.err(`desk-library: removed ${name}, the last user: nobody can sign in with this file until one is added (desk-library user add)\n`);
   } else {
     io.err(`desk-library: removed ${name}\n`);
   }
@@ -110,14 +114,11 @@ export async function userCommand(args: string[], io: Io, usage: Usage): Promise
 
 /** The file as a document and its users; a message when it cannot be read or has problems. A missing file is empty when `create`. */
 async function load(file: string, create: boolean): Promise<{ doc: Document; users: ReturnType<typeof parseUsers>['users'] } | string> {
+  const read = await readUsersFile(file);
   let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (!(code === 'ENOENT' && create)) return `${file}: cannot read (${code ?? (e as Error).message})`;
-    text = 'users: []\n';
-  }
+  if ('text' in read) text = read.text;
+  else if (read.why === 'ENOENT' && create) text = 'users: []\n';
+  else return `${file}: cannot read (${read.why})`;
   const { users, problems } = parseUsers(text);
   if (problems.length) return `${file} has problems; fix them first:\n  ${problems.join('\n  ')}`;
   const doc = parseDocument(text.trim() === '' ? 'users: []\n' : text);
