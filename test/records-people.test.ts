@@ -4,6 +4,7 @@
  * an editor any; the hourly allowances count per person; a record's commits
  * carry the person who made it.
  */
+import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
 import { tokenDigest, type UserEntry } from '../src/http/users.js';
@@ -41,6 +42,8 @@ afterEach(async () => {
 const post = (who: Person, path: string, payload: object = {}, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: `${API}${path}`, headers: { authorization: `Bearer ${tokenOf(who)}`, 'content-type': 'application/json', ...headers }, payload });
 const get = (who: Person, path: string) => app.inject({ url: `${API}${path}`, headers: { authorization: `Bearer ${tokenOf(who)}` } });
+/** `author | Who:` of the last commit that touched `path` */
+const lastCommit = (path: string) => execFileSync('git', ['-C', fx.root!, 'log', '-1', '--format=%an <%ae>|%(trailers:key=Who,valueonly)', '--', path], { encoding: 'utf8' }).trim();
 const draft = async (who: Person) => {
   const r = await post(who, '/launches', { template: 'alpha', inputs: {} });
   expect(r.statusCode).toBe(201);
@@ -109,5 +112,19 @@ describe('hourly allowances, per person', () => {
     await open({ launches: { perHour: 0 } });
     for (let i = 0; i < 3; i++) await draft('carl');
     expect((await library.launches.list('all')).length).toBe(3);
+  });
+});
+
+describe('authorship', () => {
+  test("a proposal's and a draft's commits are authored by the person who made them, not the desk", async () => {
+    await open();
+    const p = (await post('cora', '/proposals', { name: 'gamma', purpose: 'p', source: ALPHA.replace('name: alpha', 'name: gamma') })).json();
+    const id = await draft('carl');
+    await expect.poll(() => lastCommit(`proposals/${p.id}.json`), { timeout: 5000 }).toBe('cora <cora@example.org>|cora');
+    await expect.poll(() => lastCommit(`launches/${id}.json`), { timeout: 5000 }).toBe('carl <carl@desk>|carl');
+    // a decision stays the decider's
+    await post('ann', `/launches/${id}/dismiss`, { note: 'no' });
+    await expect.poll(() => lastCommit(`launches/${id}.json`), { timeout: 5000 }).toBe('ann <ann@example.org>|ann');
+    execFileSync('git', ['-C', fx.root!, 'fsck', '--strict'], { stdio: 'pipe' });
   });
 });

@@ -6,8 +6,8 @@ import type { Library } from '../types.js';
 export type LaunchChange = 'drafted' | 'refreshed' | 'decided';
 
 export interface LaunchAnnouncer {
-  /** a record this store wrote is on disk: its commit, then its event */
-  written(kind: LaunchChange, l: LaunchSummary): void;
+  /** a record this store wrote is on disk: its commit, then its event; `who`: who made this change (else the decider, `decided_by`) */
+  written(kind: LaunchChange, l: LaunchSummary, who?: string | null): void;
   /** a record a sync wrote: the round's commit holds it, so its event only */
   synced(kind: LaunchChange, l: LaunchSummary): void;
 }
@@ -38,10 +38,11 @@ export function launchAnnouncer(library: Library, told?: (kind: LaunchChange, l:
     told?.(kind, l);
   };
   return {
-    written(kind, l) {
-      // a decision's commit is the decider's: its author and `Who:` trailer (docs/history.md)
-      const who = kind === 'decided' && l.decided_by ? { who: l.decided_by } : {};
-      history?.commit({ paths: [rel(launchRecord(l.id))], message: commitMessage(kind, l), ...who });
+    written(kind, l, by) {
+      // a draft's commit is the drafter's, a refresh's the one approving, a decision's the decider's:
+      // its author and `Who:` trailer (docs/history.md)
+      const who = by ?? (kind === 'decided' ? l.decided_by : null);
+      history?.commit({ paths: [rel(launchRecord(l.id))], message: commitMessage(kind, l), ...(who ? { who } : {}) });
       tell(kind, l);
     },
     synced: tell,

@@ -199,7 +199,7 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
           throw new DeskError('invalid_launch', 'the launch draft is too large; nothing was kept', { problems: [p] });
         }
         await index.write(rec, text);
-        announce.written('drafted', summaryOf(rec));
+        announce.written('drafted', summaryOf(rec), whoIs(asker));
         logger.info({ id: rec.id, template: l.template, runs: preview.runs.length }, 'launch draft kept');
         return { rec, preview, current: current.etag };
       });
@@ -217,7 +217,7 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
           // refreshed onto the version loading now, so the operator approves what they see
           rec = { ...rec, etag: current.etag, source: current.source };
           await index.write(rec);
-          announce.written('refreshed', summaryOf(rec));
+          announce.written('refreshed', summaryOf(rec), whoIs(asker));
           const view = await viewOf(rec, current);
           if (ifMatch === undefined) return { code: 'template_changed', detail: `${rec.template} changed since the draft; it is refreshed onto the version loading now, approve that`, view };
           if (!ifMatchPasses(ifMatch, current.etag)) return { code: 'precondition_failed', detail: `${rec.template} changed since the draft; it is refreshed onto the version loading now`, view };

@@ -7,8 +7,8 @@ import type { Library } from '../types.js';
 export type ProposalChange = 'created' | 'decided';
 
 export interface ProposalAnnouncer {
-  /** a record this store wrote is on disk: its commit, then its event */
-  written(kind: ProposalChange, p: ProposalSummary): void;
+  /** a record this store wrote is on disk: its commit, then its event; `who`: who made it (else the decider, `decided_by`) */
+  written(kind: ProposalChange, p: ProposalSummary, who?: string | null): void;
   /** a record this store wrote only to finish an interrupted save: its commit; no one asked, so no event */
   finished(p: ProposalSummary): void;
   /** a record a sync wrote: the round's commit holds it, so its event only */
@@ -31,27 +31,28 @@ export function eventData(p: ProposalSummary): ProposalEvent {
  * Events): its own commit — a proposal saved into a template is that save's
  * commit too, made by the save — then `proposal.created` or
  * `proposal.decided` on the library's bus, then `told` (a test's listener).
- * A decision's commit is the decider's (`decided_by`: its author and `Who:`
- * trailer, docs/history.md); a proposal's creation carries no `Who:`, so
- * GET /history answers `who: null` for it.
+ * A creation's commit is the proposer's and a decision's the decider's
+ * (`decided_by`): its author and `Who:` trailer (docs/history.md) — the
+ * person when the desk knows one, else the client address (authored then
+ * by DESK_AUTHOR).
  * A stand-in library (test/docs-api.test.ts) may have neither history nor a
  * bus; then there is nothing to commit or tell.
  */
 export function proposalAnnouncer(library: Library, told?: (kind: ProposalChange, p: ProposalSummary) => void): ProposalAnnouncer {
   const events = library.events as Library['events'] | undefined;
   const history = library.history as Library['history'] | undefined;
-  const commit = (p: ProposalSummary) =>
-    history?.commit({ paths: [rel(proposalRecord(p.id))], message: commitMessage(p), ...(p.decided_by ? { who: p.decided_by } : {}) });
+  const commit = (p: ProposalSummary, who: string | null = p.decided_by) =>
+    history?.commit({ paths: [rel(proposalRecord(p.id))], message: commitMessage(p), ...(who ? { who } : {}) });
   const tell = (kind: ProposalChange, p: ProposalSummary) => {
     events?.publish(kind === 'created' ? 'proposal.created' : 'proposal.decided', eventData(p));
     told?.(kind, p);
   };
   return {
-    written(kind, p) {
-      commit(p);
+    written(kind, p, who) {
+      commit(p, who ?? p.decided_by);
       tell(kind, p);
     },
-    finished: commit,
+    finished: (p) => commit(p),
     synced: tell,
   };
 }

@@ -222,7 +222,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
           saving: null,
         };
         await index.write(rec);
-        announce.written('created', summaryOf(rec));
+        announce.written('created', summaryOf(rec), whoIs(asker));
         logger.info({ id: rec.id, name: p.name }, 'proposal kept');
         return rec;
       });
