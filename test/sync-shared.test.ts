@@ -227,7 +227,8 @@ describe('the validator runs before anything from the remote is taken', () => {
     tm.write('proposals/p-1.json', `{"pad":"${'y'.repeat(2 * 1024 * 1024)}"}`);
     tm.push('too large');
     const st = await sync(a);
-    expect(st.diverged_detail).toEqual([{ name: 'alpha', kind: 'template', reason: 'too_large', problems: [] }]);
+    const big = `${purpose('huge')}# ${'x'.repeat(200 * 1024)}\n`;
+    expect(st.diverged_detail).toEqual([{ name: 'alpha', kind: 'template', reason: 'too_large', problems: [], size: Buffer.byteLength(big) }]);
     expect((await get(a, 'alpha')).source).toContain('small');
     expect(await a.fx.read('proposals', 'p-1.json')).toBeNull();
   });

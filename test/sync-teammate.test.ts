@@ -116,6 +116,23 @@ describe("a teammate's file over the cap", () => {
   });
 });
 
+describe('a file over the cap made small again', () => {
+  it('is taken at the next round like any new template: the name is no longer diverged', async () => {
+    const a = await desk();
+    await sync(a);
+    const tm = teammate(dir, bare);
+    tm.write('templates/big-one.yaml', BIG_TEMPLATE);
+    tm.push('a big template');
+    expect((await sync(a)).diverged).toEqual(['big-one']);
+    tm.write('templates/big-one.yaml', custom('big-one', 'small now'));
+    tm.push('smaller');
+    expect((await sync(a)).diverged).toEqual([]);
+    expect((await get(a, 'big-one')).source).toBe(custom('big-one', 'small now'));
+    expect(gitOf(a, 'status', '--porcelain')).toBe('');
+    fsckClean(a);
+  });
+});
+
 describe('the paths a desk does not load', () => {
   it("a teammate's README stays listed under ignored after three quiet rounds, and across a restart", async () => {
     const a = await desk();
@@ -155,6 +172,10 @@ describe("a teammate's new template that does not validate", () => {
     expect(r.statusCode, r.body).toBe(200);
     expect(r.json()).toMatchObject({ name: 'hand-made', reason: 'invalid', remote_source: broken });
     expect(r.json().problems.length).toBeGreaterThan(0);
+    // the page opens that text in the editor, with the card the editor shows for it
+    const card = await a.app.inject({ method: 'POST', url: `${API}/templates/propose`, payload: { name: 'hand-made', source: broken } });
+    expect(card.statusCode).toBe(200);
+    expect(card.json().valid).toBe(false);
     const t = await a.app.inject({ method: 'GET', url: `${API}/templates/hand-made` });
     expect(t.statusCode).toBe(404);
     expect(t.json().detail).toContain('/sync/templates/hand-made');

@@ -383,6 +383,9 @@ const REASON: Record<'lines' | 'invalid' | 'deleted' | 'too_large' | 'unreadable
   unreadable: 'unreadable',
 };
 
+/** A name diverged because the remote's file was never read: once it can be read, nothing of it was ever compared. */
+const unread = (at: DivergedAt | undefined): boolean => at?.reason === 'too_large' || at?.reason === 'unreadable';
+
 const odd = (...xs: Side[]): OddBlob | null => (xs.find((x) => x instanceof OddBlob) as OddBlob | undefined) ?? null;
 const blob = (x: Side): Blob => (x instanceof OddBlob ? null : x);
 
@@ -449,6 +452,7 @@ async function decideEach(rc: RoundContext, files: SyncRound, c: Changed, diverg
       const shipped = rc.files.shipped(name);
       const mc = { shippedHash: shipped?.hash ?? null, shippedText: shipped?.text ?? null, valid: (s: string) => rc.files.valid(name, s) };
       const wasDiverged = name in diverged.templates;
+      const wasUnread = unread(diverged.templates[name]);
       const remoteSide = { yaml: blob(y.r), marker: blob(m.r) };
       const bad = odd(y.b, m.b, y.r, m.r);
       const remoteOdd = odd(y.r, m.r);
@@ -459,6 +463,8 @@ async function decideEach(rc: RoundContext, files: SyncRound, c: Changed, diverg
         // before any comparison: an unread remote file is no "absent", and "absent here == absent there" would drop it
         if (remoteOdd) return oddOutcome(remoteOdd);
         if (same(local.yaml, remoteSide.yaml) && same(local.marker, remoteSide.marker)) return { kind: 'keep' };
+        // the remote's file, never read until now, is within its cap again: decided afresh, as if neither side had had it
+        if (wasUnread) return mergeTemplate({ yaml: null, marker: null }, local, remoteSide, mc);
         if (bad) return oddOutcome(bad);
         if (wasDiverged) return againstDiverged(local.yaml, remoteSide.yaml, mc.valid);
         return mergeTemplate({ yaml: blob(y.b), marker: blob(m.b) }, local, remoteSide, mc);
@@ -480,12 +486,17 @@ async function decideEach(rc: RoundContext, files: SyncRound, c: Changed, diverg
       const bad = odd(md.b, kit.b, marker.b, md.r, kit.r, marker.r);
       const remoteOdd = odd(md.r, kit.r, marker.r);
       const wasDiverged = name in diverged.roles;
+      const wasUnread = unread(diverged.roles[name]);
       const fromHead = headIds && !wasDiverged && !odd(md.h, kit.h, marker.h) ? { role_md: blob(md.h), kit: blob(kit.h), marker: blob(marker.h) } : null;
       const problems = r.role_md ? rc.files.roleProblems(r.role_md, r.kit) : [];
       const decide = (disk: RoleSide): Outcome<RoleSide> => {
         const local = fromHead ?? disk;
         if (remoteOdd) return oddOutcome(remoteOdd);
         if (same(local.role_md, r.role_md) && same(local.kit, r.kit) && same(local.marker, r.marker)) return { kind: 'keep' };
+        if (wasUnread) {
+          const one = oneSide({ role_md: null, kit: null, marker: null }, local, r) ?? { kind: 'conflict', why: 'lines' };
+          return one.kind === 'write' && problems.length ? { kind: 'conflict', why: 'invalid' } : one;
+        }
         if (bad) return oddOutcome(bad);
         if (wasDiverged) return { kind: 'conflict', why: r.role_md === null ? 'deleted' : problems.length ? 'invalid' : 'lines' };
         // a role is small and its kit is JSON: a change on both sides is a conflict, never a line merge
