@@ -57,7 +57,7 @@ interface SarifResult {
   ruleIndex?: number;
   level: string;
   message: { text: string };
-  locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number; startColumn: number } } }[];
+  locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number; startColumn?: number } } }[];
 }
 interface Sarif {
   version: string;
@@ -117,6 +117,10 @@ describe('--format sarif', () => {
     expect(byRule.get('file.unreadable')?.artifactLocation.uri).toBe(`file://${fx('missing.yaml')}`);
     expect(byRule.get('file.not_loaded')?.artifactLocation.uri).toBe(`file://${yml}`);
     expect(byRule.get('model.profile_unknown')?.artifactLocation.uri).toBe('templates/quick-fix.yaml');
+    // a problem about the whole file has line 1 as its region, so no result lacks one (SARIF2017)
+    expect(byRule.get('file.unreadable')?.region).toEqual({ startLine: 1 });
+    expect(byRule.get('file.not_loaded')?.region).toEqual({ startLine: 1 });
+    for (const x of log.runs[0]!.results) for (const l of x.locations ?? []) expect(l.physicalLocation.region?.startLine, x.ruleId).toBeGreaterThanOrEqual(1);
   });
 
   it.each([

@@ -4,7 +4,8 @@
  * live document, and the TypeScript example docs/api.md shows (openapi-fetch:
  * list, get, save with If-Match, 412 and 422 by code) is type-checked against
  * them, so the document cannot drift from what a client compiles against.
- * redocly lints the same document with its recommended rules (redocly.yaml).
+ * redocly lints the same document with its recommended rules (redocly.yaml),
+ * and spectral with its OpenAPI rules (.spectral.yaml).
  *
  * openapi-typescript wants TypeScript 5 and this project uses 7, so these
  * tools live in test/client with their own lock: `npm ci --prefix test/client`
@@ -49,8 +50,8 @@ const ctx = openApp('file');
 let dir = '';
 
 beforeAll(() => {
-  if (!existsSync(bin('openapi-typescript', 'bin/cli.js')) || !existsSync(bin('typescript', 'bin/tsc'))) {
-    throw new Error('test/client has no node_modules: run `npm ci --prefix test/client` (openapi-typescript, openapi-fetch, TypeScript 5, redocly)');
+  if (!['openapi-typescript/bin/cli.js', 'typescript/bin/tsc', '@stoplight/spectral-cli/dist/index.js'].every((f) => existsSync(join(client, 'node_modules', f)))) {
+    throw new Error('test/client has no node_modules: run `npm ci --prefix test/client` (openapi-typescript, openapi-fetch, TypeScript 5, redocly, spectral)');
   }
   // inside test/client, so the example's `openapi-fetch` resolves from its node_modules
   dir = mkdtempSync(join(client, '.check-'));
@@ -85,5 +86,15 @@ describe('the OpenAPI document, to a client nobody here wrote', () => {
     expect(lint.status, lint.out).toBe(0);
     // the summary names each rule that found something, one line each (`warning operation-summary: 2`)
     expect(lint.out).not.toMatch(/^(warning|error)\s/m);
+  });
+
+  test("spectral's OpenAPI rules (.spectral.yaml) find nothing, down to a hint", async () => {
+    const r = await ctx.app.inject({ url: `${API}/openapi.json` });
+    writeFileSync(join(dir, 'spectral.json'), r.body);
+    const args = ['lint', 'spectral.json', '--ruleset', join(root, '.spectral.yaml'), '--format', 'json', '--output', 'spectral-out.json', '--fail-severity', 'hint'];
+    const lint = run([bin('@stoplight/spectral-cli', 'dist/index.js'), ...args]);
+    expect(lint.status, lint.out).toBe(0);
+    const found = JSON.parse(readFileSync(join(dir, 'spectral-out.json'), 'utf8')) as { code: string; path: string[] }[];
+    expect(found.map((f) => `${f.code} ${f.path.join('.')}`)).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
  * src/errors.ts, ETag declared on exactly the answers that send it, and the
  * media types the service really sends.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { ERROR_CODES } from '../src/errors.js';
 import { PROBLEM_SCHEMA_REF } from '../src/http/openapi.js';
@@ -81,6 +82,33 @@ describe('the OpenAPI document', () => {
         }
       }
     }
+  });
+
+  test('every tag an operation names is declared once with a description, and every declared tag is used', async () => {
+    const doc = (await served()) as Doc & { tags?: { name: string; description?: string }[] };
+    const declared = (doc.tags ?? []).map((t) => t.name);
+    expect(new Set(declared).size).toBe(declared.length);
+    for (const t of doc.tags ?? []) expect(t.description, t.name).toBeTruthy();
+    const used = new Set(operations(doc).flatMap(([, op]) => (op as Op & { tags?: string[] }).tags ?? []));
+    expect([...used].sort()).toEqual([...declared].sort());
+  });
+
+  test('every operation has a description beyond its summary, naming its role and its section of docs/api.md', async () => {
+    const doc = await served();
+    for (const [k, op] of operations(doc)) {
+      const { summary, description } = op as Op & { summary?: string; description?: string };
+      expect(description, k).toBeTruthy();
+      expect(description, k).not.toBe(summary);
+      expect(description, k).toContain(`${OPERATIONS[k]!.role} role`);
+      expect(description, k).toContain(`\`${k.split(' ')[0]} ${API}${k.split(' ')[1]!.replace(/\{(\w+)\}/g, ':$1')}\``);
+    }
+  });
+
+  test('info.contact has a name, and a URL only once package.json has a homepage', async () => {
+    const doc = (await served()) as Doc & { info: { contact?: { name?: string; url?: string } } };
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { homepage?: string };
+    expect(doc.info.contact?.name).toBeTruthy();
+    expect(doc.info.contact?.url).toBe(pkg.homepage);
   });
 
   test("ProblemDetails' code is the enumeration of src/errors.ts's codes", async () => {

@@ -8,8 +8,10 @@ import type { RuleHelp } from './rules.js';
  * A SARIF 2.1.0 log (the OASIS standard code scanning reads): one run of the
  * tool `desk-library`, every code as a rule with its help from
  * docs/problems.md, one result per problem with the code as `ruleId` and its
- * line and column as the region. test/cli-formats.test.ts holds it to the
- * SARIF JSON schema.
+ * line and column as the region (line 1 for a problem about the whole
+ * file). test/cli-formats.test.ts holds it to the SARIF JSON schema. No
+ * `informationUri`: the package has no `homepage` to give, which is the one
+ * warning the SARIF Multitool leaves (SARIF2005; docs/operations.md).
  */
 export function sarifLog(results: readonly FileResult[], rules: readonly RuleHelp[], exitCode: number): object {
   const index = new Map(rules.map((r, i) => [r.id, i]));
@@ -34,7 +36,9 @@ export function sarifLog(results: readonly FileResult[], rules: readonly RuleHel
         results: results.flatMap((f) =>
           f.problems.map((p) => {
             const uri = artifactUri(f.file);
-            const region = p.line !== undefined ? { region: { startLine: p.line, startColumn: p.column ?? 1 } } : {};
+            // a problem about the whole file points at its first line: a result with no region is what
+            // the SARIF Multitool flags (SARIF2017), and code scanning shows it on line 1 anyway
+            const region = { region: p.line !== undefined ? { startLine: p.line, startColumn: p.column ?? 1 } : { startLine: 1 } };
             return {
               ruleId: p.code,
               ...(index.has(p.code) ? { ruleIndex: index.get(p.code) } : {}),

@@ -21,6 +21,7 @@ interface Response {
 }
 interface OperationObject {
   operationId?: string;
+  description?: string;
   security?: Record<string, string[]>[];
   responses: Record<string, Response>;
   [key: string]: unknown;
@@ -55,6 +56,31 @@ const REASONS: Record<ErrorStatus, string> = {
 
 const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' };
 
+/**
+ * Every tag a route names, with what it groups: a generator makes one
+ * client class or doc page per tag, and names it from here. A route with a
+ * tag not listed fails test/openapi-document.test.ts.
+ */
+export const TAGS: readonly { name: string; description: string }[] = [
+  { name: 'templates', description: 'The templates: list, read, save, delete, diff, rebase, and the card and launch preview of a source' },
+  { name: 'settings', description: "Actions on a template's copy of a shipped one: reset it to the shipped bytes, or acknowledge the shipped change" },
+  { name: 'roles', description: 'The roles: their role.md and kit, saved, reset and deleted' },
+  { name: 'history', description: "The library's git history: each name's versions, a version's bytes, its diff and its restore" },
+  { name: 'proposals', description: 'Templates a conductor proposes, kept for the operator to save or dismiss' },
+  { name: 'launches', description: 'Launch drafts a conductor makes, kept for the operator to approve or dismiss; the desk starts nothing' },
+  { name: 'sync', description: "The library against its team's remote: the status, a round now, and the decision on a diverged name" },
+  { name: 'upgrade', description: 'Moving the copies behind the shipped templates onto today\'s shipped version' },
+  { name: 'events', description: 'What changed in the library, as Server-Sent Events' },
+  { name: 'mcp', description: 'The desk as a Model Context Protocol server, for a conductor' },
+  { name: 'meta', description: 'The service itself: liveness, counts, the caller, the catalogue and the template JSON Schema' },
+];
+
+/**
+ * Who to ask about the API. A name only: the package has no `homepage` to
+ * give as its URL (docs/api.md, OpenAPI).
+ */
+export const CONTACT = { name: 'desk-library maintainers (README.md)' };
+
 /** The operation's row in ./operations.ts, by its path under `prefix`. */
 export function operationOf(prefix: string, path: string, method: string): Operation | undefined {
   if (!path.startsWith(prefix)) return undefined;
@@ -68,6 +94,9 @@ export function operationOf(prefix: string, path: string, method: string): Opera
  */
 export function completeDocument<D extends OpenApiDocument>(doc: D, prefix: string): D {
   (doc as OpenApiDocument).servers = [{ url: '/', description: 'the service that serves this document' }];
+  (doc as OpenApiDocument).tags = TAGS.map((t) => ({ ...t }));
+  const info = (doc as OpenApiDocument).info as Record<string, unknown> | undefined;
+  if (info) info.contact = { ...CONTACT };
   doc.components.securitySchemes = {
     [BEARER]: {
       type: 'http',
@@ -95,6 +124,7 @@ export function completeDocument<D extends OpenApiDocument>(doc: D, prefix: stri
     for (const [method, op] of Object.entries(methods)) {
       const row = operationOf(prefix, path, method);
       completeOperation(op, row, path === `${prefix}/events`);
+      if (row) op.description = [op.description, operationDescription(row, method, path)].filter(Boolean).join('\n\n');
     }
   }
   return doc;
@@ -127,6 +157,18 @@ function completeOperation(op: OperationObject, row: Operation | undefined, quer
     }
     if (row?.etag) response.headers = { ...response.headers, ETag: { $ref: '#/components/headers/ETag' } };
   }
+}
+
+/**
+ * What an operation's row adds to its summary, as the sentences a generated
+ * client shows on the call: the least role, the refusals of its own, the
+ * ETag, and the docs/api.md section with the examples.
+ */
+function operationDescription(row: Operation, method: string, path: string): string {
+  const own = row.errors.length ? `Besides the refusals every operation can answer, it answers ${row.errors.join(', ')}.` : 'It answers only the refusals every operation can.';
+  const etag = row.etag ? ' Its success carries the ETag to send back as If-Match.' : '';
+  const section = `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`;
+  return `A user of the users file needs the ${row.role} role or above (docs/security.md, Users and roles). ${own}${etag} Examples in docs/api.md, \`${section}\`.`;
 }
 
 /** Headers a refusal of that status carries (docs/api.md, Error codes; docs/security.md). */
