@@ -15,8 +15,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { OPERATIONS } from '../src/http/operations.js';
-import { runSync } from './children.js';
-import { API, openApp } from './http-fixture.js';
+import { runSync, spawnChild } from './children.js';
+import type { App } from '../src/app.js';
+import { API, type Fixture, fixture, openApp } from './http-fixture.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const client = join(root, 'test', 'client');
@@ -96,5 +97,72 @@ describe('the OpenAPI document, to a client nobody here wrote', () => {
     expect(lint.status, lint.out).toBe(0);
     const found = JSON.parse(readFileSync(join(dir, 'spectral-out.json'), 'utf8')) as { code: string; path: string[] }[];
     expect(found.map((f) => `${f.code} ${f.path.join('.')}`)).toEqual([]);
+  });
+});
+
+/** The blocks of docs/api.md's OpenAPI section after `after`: the first ```LANG block. */
+function docsBlock(lang: string, after: string): string {
+  const doc = readFileSync(join(root, 'docs', 'api.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('### `GET /api/desk/openapi.json`'));
+  const from = section.indexOf(after);
+  if (from === -1) throw new Error(`docs/api.md's OpenAPI section has no "${after}"`);
+  const block = new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``).exec(section.slice(from));
+  if (!block) throw new Error(`no \`\`\`${lang} block after "${after}"`);
+  return block[1]!;
+}
+
+describe('types from a desk with a token, the two ways docs/api.md shows', () => {
+  const TOKEN = 'desk-client-check-token';
+  let base = '';
+  let fx: Fixture | undefined;
+  let tokenApp: App | undefined;
+
+  // a library of its own: the file's app holds its root's lock
+  beforeAll(async () => {
+    fx = await fixture();
+    tokenApp = await fx.open({ token: TOKEN });
+    base = await tokenApp.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await tokenApp?.close();
+    await fx?.cleanup();
+  });
+
+  /**
+   * A docs shell block run as written, on this test's service, with test/client's openapi-typescript.
+   * Not spawnSync: the service answering it runs in this process, so the event loop must stay free.
+   */
+  async function shell(script: string, env: Record<string, string>): Promise<{ status: number | null; out: string }> {
+    const line = script.replaceAll('http://127.0.0.1:8787', base).replaceAll('npx openapi-typescript', `node ${bin('openapi-typescript', 'bin/cli.js')}`);
+    const child = spawnChild('sh', ['-ec', line], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env } });
+    let out = '';
+    child.stdout?.on('data', (b) => (out += b));
+    child.stderr?.on('data', (b) => (out += b));
+    const status = await new Promise<number | null>((done) => child.once('close', (code) => done(code)));
+    return { status, out };
+  }
+
+  function generated(): string {
+    const types = readFileSync(join(dir, 'desk-api.ts'), 'utf8');
+    rmSync(join(dir, 'desk-api.ts'));
+    return types;
+  }
+
+  test('the document needs the token', async () => {
+    expect((await fetch(`${base}/api/desk/openapi.json`)).status).toBe(401);
+  });
+
+  test('curl with the header, then openapi-typescript on the file', async () => {
+    const r = await shell(docsBlock('sh', 'Download the document first'), { DESK_TOKEN: TOKEN });
+    expect(r.status, r.out).toBe(0);
+    expect(generated()).toContain('listTemplates: {');
+  });
+
+  test('openapi-typescript fetching it with the header from a Redocly config', async () => {
+    const config = docsBlock('yaml', 'from a Redocly config').replaceAll('http://127.0.0.1:8787', base);
+    writeFileSync(join(dir, 'desk-client.redocly.yaml'), config);
+    const r = await shell(docsBlock('sh', 'desk-client.redocly.yaml'), { DESK_TOKEN: TOKEN });
+    expect(r.status, r.out).toBe(0);
+    expect(generated()).toContain('listTemplates: {');
   });
 });
