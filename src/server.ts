@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import { type App, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { isDeskError } from './errors.js';
+import { processConnectionCap } from './http/connection-cap.js';
 import { isLoopbackHost } from './http/guard.js';
 import { UserDirectory, UsersFileError } from './http/users-directory.js';
 import { setRootLockLostHandler } from './library/disk/root-lock.js';
@@ -157,6 +158,9 @@ export async function start(env: Record<string, string | undefined> = process.en
     throw e;
   }
   startDrain = drainOnStop(app.server);
+  // past it node closes a new connection at once, before it can take the descriptors the library reads with
+  const cap = processConnectionCap();
+  app.server.maxConnections = cap.maxConnections;
 
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -167,7 +171,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   }
   users.watch(log);
   app.log.info(
-    { library_root: config.libraryRoot, token: config.token !== undefined, users_file: config.usersFile, users: users.size, auth_proxy: config.authProxy !== null },
+    { library_root: config.libraryRoot, token: config.token !== undefined, users_file: config.usersFile, users: users.size, auth_proxy: config.authProxy !== null, max_connections: cap.maxConnections, open_files: cap.openFiles },
     'desk-library ready',
   );
   return app;

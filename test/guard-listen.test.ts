@@ -91,7 +91,7 @@ describe('answers before a request exists', () => {
   it('a request not received within requestTimeout is 408 request_timeout; garbage is 400 bad_request', async () => {
     const { app } = await guardApp(
       { port: 0 },
-      { requestTimeout: 300, http: { ...serverOptions.http, requestTimeout: 300, connectionsCheckingInterval: 50 } },
+      { requestTimeout: 300, http: { ...serverOptions.http, requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 } },
     );
     await app.listen({ host: '127.0.0.1', port: 0 });
     close = () => app.close();
@@ -113,6 +113,23 @@ describe('answers before a request exists', () => {
     const garbage = await raw(port, 'NOT HTTP AT ALL\r\n\r\n');
     expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4)).code).toBe('bad_request');
+  });
+
+  it('with the service’s own settings, half-sent headers are 408 after 10 s, well before the 30 s of a whole request', { timeout: 40_000 }, async () => {
+    const { app } = await guardApp({ port: 0 });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as { port: number }).port;
+    try {
+      const started = Date.now();
+      const slow = await raw(port, `GET /api/desk/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
+      const took = Date.now() - started;
+      expect(slow).toMatch(/^HTTP\/1\.1 408 /);
+      // 10 s, plus up to one 2 s sweep; the request timeout would take 30
+      expect(took).toBeGreaterThanOrEqual(9_500);
+      expect(took).toBeLessThan(20_000);
+    } finally {
+      await app.close();
+    }
   });
 });
 

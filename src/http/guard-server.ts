@@ -12,6 +12,8 @@ import { problemDetails, sendProblem } from './errors.js';
 export const BODY_LIMIT = 1_048_576;
 /** How long a client may take to send one whole request. */
 export const REQUEST_TIMEOUT = 30_000;
+/** How long a client may take to send a request's headers (node's default is 60 s, longer than the whole request's). */
+export const HEADERS_TIMEOUT = 10_000;
 
 /**
  * Errors Node meets before there is a request object (a slow client, a
@@ -73,6 +75,10 @@ export const serverOptions = {
     // the body — a client that sends headers and then trickles a body is
     // never timed out. test/guard-listen.test.ts shows both phases end.
     requestTimeout: REQUEST_TIMEOUT,
+    // A half-sent request holds a socket and a descriptor: the headers of a
+    // real one arrive in one packet, so 10 s ends a client that sends them a
+    // byte at a time three times sooner than the whole request's 30 s would.
+    headersTimeout: HEADERS_TIMEOUT,
     // Node enforces it on a sweep, every 30 s by default, so a 30 s limit
     // could let a slow client hold a socket for 60 s. Sweep often.
     connectionsCheckingInterval: 2_000,
