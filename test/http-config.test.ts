@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       author: defaultAuthor(),
       decidedKeep: 1000,
       proposalsPerHour: 120,
+      launchesPerHour: 120,
     });
   });
 
