@@ -2,12 +2,14 @@
  * The one error handler (docs/api.md, Refusals): every failure becomes an
  * RFC 9457 `application/problem+json` body `{type, title, status, detail,
  * code, problems?}` with a code from src/errors.ts. Internal errors are logged
- * with their stack and answered with a generic detail — never their message.
+ * with their stack and answered with a generic detail — never their message;
+ * an expected 5xx refusal is logged in one line (./error-log.ts).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DeskError, ERROR_CODES, type ErrorCode, isDeskError } from '../errors.js';
 import type { ProblemDetails } from '../schema/errors.js';
 import { drainBody } from './drain-body.js';
+import { logFailure } from './error-log.js';
 
 export const PROBLEM_JSON = 'application/problem+json';
 
@@ -122,8 +124,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const body = toProblem(err);
     answeredCodes.set(req, body.code);
     // A refusal is the client's business and shows in the request's own line;
-    // an internal error needs its stack, which only the log may hold.
-    if (body.status >= 500) req.log.error({ err }, 'request failed');
+    // a 5xx adds the line its level says (./error-log.ts): a fault's stack, or an expected refusal's one line.
+    if (body.status >= 500) logFailure(req.log, body, err);
     // no answer reaches a client that went away, so no request line follows: this is its one line
     else if (clientAborted(err as Partial<FastifyError>)) {
       req.log.info({ method: req.method, url: req.url, who: req.ip }, 'client closed the connection mid-body');
