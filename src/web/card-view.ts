@@ -57,7 +57,8 @@ export function cardView(card: Card, opts: { draft: boolean; goToLine?: (line: n
     h('h3', {}, 'Nodes'),
     h(
       'div',
-      { class: 'table-wrap' },
+      // it scrolls sideways on a narrow window: reachable by keyboard, named for what it holds
+      { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': `Nodes of ${card.name}` },
       h(
         'table',
         { class: 'nodes' },

@@ -131,10 +131,15 @@ async function route(): Promise<void> {
     if (current !== ticket) return;
     clear(main);
     main.append(view);
-    // a view opened: the focus starts at its heading (the New template view then moves it to its first field)
-    const heading = main.querySelector<HTMLElement>('h2');
-    heading?.setAttribute('tabindex', '-1');
-    heading?.focus();
+    // a view opened: the focus starts at its heading (the New template view then moves it to its first field);
+    // the library's first heading comes after its filter and chips, so there the focus starts at the view itself
+    // and Tab goes to the filter first, in the order the view is seen
+    if (r.view === 'library') main.focus();
+    else {
+      const heading = main.querySelector<HTMLElement>('h2');
+      heading?.setAttribute('tabindex', '-1');
+      heading?.focus();
+    }
     if (r.view === 'library') prefetchViews();
   } catch (e) {
     if (current !== ticket) return;
@@ -291,4 +296,5 @@ function onEvent(e: LiveEvent): void {
   // operator is writing in it (a dismissal's note): a redraw would drop that text
   const writing = main.querySelector('.launches :is(textarea, input):focus, .launches dialog[open]');
   if ((e.type === 'launch.drafted' || e.type === 'launch.decided') && main.querySelector('.launches') && !writing) void route();
+  else if (e.type === 'launch.drafted' || e.type === 'launch.decided') void refreshProposalCount();
 }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserMissing, callApi, type Served, usePage } from './harness.js';
+import { headerLines, NARROW, tooWide } from './narrow.js';
 
 const missing = browserMissing();
 if (missing) console.warn(missing);
@@ -103,7 +104,7 @@ describe.skipIf(missing !== null)('accessibility: axe on every view (e2e)', () =
     await kit.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type(' x');
-    await page.locator('ul[aria-label="Problems in the role"] > li').first().waitFor();
+    await page.locator('ul[aria-label="Problems in kit.json"] > li').first().waitFor();
     expect(await violations(page), 'kit problems').toEqual({});
     await page.locator('.crumbs').getByRole('link', { name: 'Library' }).click();
     await page.getByRole('dialog', { name: /Leave this page/ }).waitFor();
@@ -127,6 +128,10 @@ describe.skipIf(missing !== null)('accessibility: axe on every view (e2e)', () =
     await box.getByRole('button', { name: 'Merge with the saved version' }).click();
     await page.getByRole('region', { name: 'Merge with the saved version' }).locator('.merge-status').filter({ hasText: /valid/ }).waitFor();
     expect(await violations(page), 'the merge').toEqual({});
+    // and on a phone-sized window: nothing wider than it, nothing axe finds
+    await page.setViewportSize(NARROW);
+    expect(await tooWide(page), 'the merge at 390 px').toBe('');
+    expect(await violations(page), 'the merge at 390 px').toEqual({});
   });
 
   it('the proposals, one waiting and one decided', async () => {
@@ -142,6 +147,38 @@ describe.skipIf(missing !== null)('accessibility: axe on every view (e2e)', () =
     await page.goto(`${served.base}/#/proposals`);
     await page.locator('article.proposal').first().waitFor();
     expect(await violations(page)).toEqual({});
+  });
+
+  it('every view at 390 px: nothing wider than the window, the header in two lines, axe clean', async () => {
+    await variedLibrary();
+    const qf = await source('quick-fix');
+    expect((await api('POST', '/proposals', { name: 'narrow-fix', purpose: 'a fix with a rather long purpose that has to wrap on a phone', source: qf.replace(/^ {2}name: quick-fix$/m, '  name: narrow-fix'), from: 'conductor' })).status).toBe(201);
+    expect((await api('POST', '/launches', { template: 'quick-fix', inputs: { tickets: ['DESK-1'] } })).status).toBe(201);
+    await page.setViewportSize(NARROW);
+    const views: [string, string, () => Promise<unknown>][] = [
+      ['the library', '#/', () => page.getByRole('link', { name: 'template batch, edited, edited outside', exact: true }).waitFor()],
+      ['a template', '#/templates/quick-fix', () => page.locator('.problem-summary').waitFor()],
+      ['its card', '#/templates/quick-fix/card', () => page.locator('svg.graph').first().waitFor()],
+      ['its diff', '#/templates/quick-fix/diff', () => page.locator('#panel-diff .diff-out').getByText('Loading…').waitFor({ state: 'detached' })],
+      ['its launch preview', '#/templates/quick-fix/launch', async () => {
+        await page.getByRole('button', { name: 'Preview' }).click();
+        await page.locator('.launch-result').waitFor();
+      }],
+      ['its history', '#/templates/quick-fix/history', () => page.locator('#panel-history li').first().waitFor()],
+      ['an invalid template', '#/templates/broken', () => page.locator('.problem-summary').waitFor()],
+      ['a new template', '#/new', () => page.getByRole('textbox', { name: 'Name' }).waitFor()],
+      ['a role', '#/roles/worker', () => page.getByRole('textbox', { name: 'role.md of worker' }).waitFor()],
+      ['the proposals', '#/proposals', () => page.locator('article.proposal').first().waitFor()],
+      ['the launches', '#/launches', () => page.locator('article.launch-draft').first().waitFor()],
+      ['the upgrade', '#/upgrade', () => page.locator('.upgrade').first().waitFor()],
+    ];
+    for (const [what, hash, ready] of views) {
+      await page.goto(`${served.base}/${hash}`);
+      await ready();
+      expect(await tooWide(page), what).toBe('');
+      expect(await headerLines(page), what).toBeLessThanOrEqual(2);
+      expect(await violations(page), what).toEqual({});
+    }
   });
 
   it('the New template form, also with a bad name answered', async () => {

@@ -203,7 +203,10 @@ describe.skipIf(missing !== null)('the library list (e2e)', () => {
 
   it('puts the focus on the heading of each view it opens, and on the result after a save or reset', async () => {
     await openList();
-    expect(await focused()).toMatchObject({ tag: 'h2' });
+    // the library starts at the view itself: its first Tab is the filter, the first thing it shows
+    expect(await focused()).toMatchObject({ tag: 'main' });
+    await page.keyboard.press('Tab');
+    expect(await focused()).toMatchObject({ tag: 'input', text: 'Filter templates and roles' });
     await page.getByRole('link', { name: 'template write, shipped', exact: true }).click();
     await page.locator('.page-head h2').waitFor();
     await expect.poll(async () => (await focused()).tag).toBe('h2');
@@ -253,6 +256,7 @@ describe.skipIf(missing !== null)('the library list (e2e)', () => {
     expect(existsSync(copyPath('write'))).toBe(false);
     // Reload takes the conflict box (and its focused button) away: the focus goes to the result
     await page.getByRole('button', { name: 'Reload the saved version' }).click();
+    await page.getByRole('group', { name: 'Confirm reload' }).getByRole('button', { name: 'Yes, reload' }).click();
     await expect.poll(async () => (await focused()).cls).toContain('said');
   });
 

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { NARROW, tooWide } from './narrow.js';
 import { browserMissing, serve, shippedMovedUnder, useBrowser } from './harness.js';
 
 const missing = browserMissing();
@@ -79,6 +80,10 @@ describe.skipIf(missing !== null)('settings page: shipped changes and the token 
     await dialog.getByRole('textbox', { name: 'Your token' }).fill('wrong');
     await dialog.getByRole('button', { name: 'Sign in' }).click();
     await dialog.locator('.token-refused').waitFor();
+    // the form fits a phone-sized window
+    await page.setViewportSize(NARROW);
+    expect(await tooWide(page)).toBe('');
+    await page.setViewportSize({ width: 1280, height: 720 });
     // a refused token knocks no more: the stream (which once retried every 5 s) waits for a new token
     await page.waitForTimeout(6000);
     expect(streams).toEqual([]);

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { AxeBuilder } from '@axe-core/playwright';
 import { browserMissing, callApi, useBrowser } from './harness.js';
+import { headerLines, NARROW, tooWide } from './narrow.js';
 
 /** axe's violations, by rule and the first node's selector; legacy mode runs axe in the page itself (as a11y.test.ts does). */
 async function violations(page: Page): Promise<string[]> {
@@ -65,7 +66,16 @@ describe.skipIf(missing !== null)('sync on the page (e2e)', () => {
     await indicator.getByRole('link', { name: 'quick-fix' }).waitFor();
     expect(await indicator.getByRole('button', { name: 'Sync now' }).count()).toBe(1);
 
+    // a phone-sized window: the header in two lines with the sync status in them, nothing wider than the window, axe clean
+    await page.setViewportSize(NARROW);
+    expect(await tooWide(page), 'the library').toBe('');
+    expect(await headerLines(page)).toBeLessThanOrEqual(2);
+    expect(await violations(page), 'the library at 390 px').toEqual([]);
     await indicator.getByRole('link', { name: 'quick-fix' }).click();
+    await page.locator('.page-head h2 .badge[data-state="diverged"]').waitFor();
+    expect(await tooWide(page), 'a diverged template').toBe('');
+    expect(await violations(page), 'a diverged template at 390 px').toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 720 });
     await page.getByRole('button', { name: 'Settle with the team library' }).click();
     const panel = page.getByRole('region', { name: 'Diverged from the team library' });
     await panel.getByRole('button', { name: 'Show the difference' }).click();
