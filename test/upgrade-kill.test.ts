@@ -159,11 +159,17 @@ async function upgradeKilledAt(root: string, step: string): Promise<string | nul
   return new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
 }
 
+/** The kept shipped bases of today's versions of the edited copies, as HEAD holds them. */
+const basesInHead = (root: string) =>
+  EDITED.filter((n) => gitIn(root, 'ls-tree', '--name-only', 'HEAD', `templates/.shipped-base/${sha256(today.get(n)!)}.yaml`).trim() !== '');
+
 test('a kill -9 between the files and the commit: the next start commits the upgrade as its one entry, never as found on disk', async () => {
   // once every copy is renamed into place (the resets done, the batch's flush of its renames next), before the commit is
-  // queued; and before the first file
+  // queued; once the resets are done and the merges' kept bases written, before any merged copy is renamed; and before
+  // the first file
   for (const [step, moved] of [
     ['renames:fsync-dir', 5],
+    ['base:fsync-dir', 2],
     ['intent:open', 0],
   ] as const) {
     const root = join(dir, `killed-at-${step.replace(/\W/g, '-')}`);
@@ -173,14 +179,20 @@ test('a kill -9 between the files and the commit: the next start commits the upg
     const s = await startServer(root, dir);
     current = s;
     try {
-      for (const name of NAMES) expect(`${step}: ${name}: ${await where(root, name)}`).toBe(`${step}: ${name}: ${moved ? 'new' : 'old'}`);
+      // the resets land before the merges' batch; a merge is all or nothing
+      const expected = (name: string) => (moved === 5 || (moved === 2 && (UNEDITED as readonly string[]).includes(name)) ? 'new' : 'old');
+      for (const name of NAMES) expect(`${step}: ${name}: ${await where(root, name)}`).toBe(`${step}: ${name}: ${expected(name)}`);
       expect(await historyCaughtUp(root)).toEqual([]);
       const subjects = gitIn(root, 'log', '--format=%s').trim().split('\n');
+      // the kept bases the upgrade wrote are in its own entry, whether their copies moved or not: no `found on disk`
       expect(subjects.slice(0, subjects.length - before.length)).toEqual(moved ? [`upgrade ${moved} copies to the shipped templates`] : []);
+      expect(basesInHead(root)).toEqual(moved ? [...EDITED] : []);
+      expect(gitIn(root, 'status', '--porcelain').trim()).toBe('');
+      gitIn(root, 'fsck', '--strict');
       // the journal is done with
       expect(await readOrNull(join(root, '.git', 'desk-upgrade.json'))).toBeNull();
       const plan = (await call(s.base, 'GET', '/upgrade')).body as { templates: unknown[] };
-      expect(plan.templates.length).toBe(moved ? 0 : NAMES.length);
+      expect(plan.templates.length).toBe(NAMES.filter((n) => expected(n) === 'old').length);
     } finally {
       await killHard(s);
       current = undefined;

@@ -130,6 +130,9 @@ describe('POST /api/desk/upgrade', () => {
     expect(git('log', '--format=%s', `${head}..HEAD`).trim().split('\n')).toEqual(['upgrade 4 copies to the shipped templates']);
     const files = git('show', '--name-only', '--no-renames', '--format=', 'HEAD').trim().split('\n').sort();
     expect(files).toEqual(expect.arrayContaining(['templates/up-clean.yaml', 'templates/.up-clean.shipped', 'templates/up-reset.yaml', 'roles/worker/role.md', 'roles/reviewer/role.md']));
+    // the kept bases the merges stand on are in the upgrade's commit, a role's as a template's: nothing left for `found on disk`
+    expect(files.filter((f) => f.includes('/.shipped-base/'))).toHaveLength(2);
+    expect(git('status', '--porcelain', '--', 'templates', 'roles').trim()).toBe('');
     const upgraded = events.filter((e) => e.type === 'library.upgraded');
     expect(upgraded).toHaveLength(1);
     expect(upgraded[0]!.data).toEqual({ applied: 4, skipped: 3, names: ['template:up-clean', 'template:up-reset', 'role:reviewer', 'role:worker'], who: '127.0.0.1' });

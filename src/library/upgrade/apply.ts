@@ -28,7 +28,7 @@ import { ifMatchPasses } from '../disk/markers.js';
 import { recoverRole, recoverTemplate } from '../disk/recovery.js';
 import type { EventBus } from '../events/bus.js';
 import type { Recorder } from '../history/recorder.js';
-import { checkRoleName, checkTemplateName, keptBase, rel, rolePaths, TEMPLATES, templatePaths } from '../layout.js';
+import { checkRoleName, checkTemplateName, keptBase, keptRoleBase, rel, rolePaths, TEMPLATES, templatePaths } from '../layout.js';
 import { readRoleCopy } from '../roles/copy.js';
 import { roleEntry } from '../roles/entries.js';
 import { writeRoleReset, writeRoleSave } from '../roles/files.js';
@@ -36,7 +36,7 @@ import { writeTemplateReset } from '../templates/files.js';
 import { readFacts } from '../templates/read.js';
 import type { UpgradeRequestBody, UpgradeResultAnswer } from '../../schema/upgrade.js';
 import { landSaves, type Prepared, prepareSave } from './batch.js';
-import { clearUpgrade, markerShipped, saveUpgrade, type UpgradeJournal } from './journal.js';
+import { clearUpgrade, markerShipped, newBase, saveUpgrade, type UpgradeJournal } from './journal.js';
 import { AUTOMATIC, type PlannedTemplate, planRole, planTemplate, planUpgrade, type UpgradeOutcome } from './plan.js';
 
 export type UpgradeKind = 'template' | 'role';
@@ -179,7 +179,9 @@ async function upgradeOne(deps: UpgradeDeps, fs: FsContext, t: Target): Promise<
   }
   const after = roleEntry(ctx, t.name);
   if (!after) throw new DeskError('internal', `role ${t.name} is missing after its upgrade`);
-  return { applied: { name: t.name, kind: 'role', state: after.state, etag: after.etag }, paths: [...rolePaths(t.name)] };
+  // a merge stands on the built-in's kept base, written with it: in the upgrade's commit, as a template's is
+  const base = p.outcome === 'reset' ? [] : [rel(keptRoleBase(builtin.revision))];
+  return { applied: { name: t.name, kind: 'role', state: after.state, etag: after.etag }, paths: [...rolePaths(t.name), ...base] };
 }
 
 /** One copy that cannot be written is skipped with its code; the others go on. */
@@ -192,7 +194,7 @@ function failedSkip(ctx: LibraryContext, t: Target, e: unknown): UpgradeSkipped 
 /** The journal's line for a target (journal.ts): what its marker names now, and the shipped version it moves onto. */
 function journalLine(ctx: LibraryContext, fs: FsContext, t: Target): UpgradeJournal['names'][number] | null {
   const to = t.kind === 'template' ? ctx.shipped.templates.get(t.name)?.hash : ctx.shipped.roles.get(t.name)?.revision;
-  return to === undefined ? null : { kind: t.kind, name: t.name, from: markerShipped(fs, t.kind, t.name), to };
+  return to === undefined ? null : { kind: t.kind, name: t.name, from: markerShipped(fs, t.kind, t.name), to, base: newBase(fs, t.kind, to) };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { FsContext } from '../disk/fs-safe.js';
 import { Journal, toEntry } from '../history/journal.js';
 import { readName, readPaths } from '../history/snapshot.js';
 import { writeJsonDurable } from '../history/sync-store.js';
-import { rel, roleFile, rolePaths, templateMarker } from '../layout.js';
+import { keptBase, keptRoleBase, rel, roleFile, templateMarker } from '../layout.js';
 
 /**
  * An upgrade under way (docs/operations.md, Upgrading): the names it moves,
@@ -17,9 +17,15 @@ import { rel, roleFile, rolePaths, templateMarker } from '../layout.js';
  * between leaves copies upgraded on disk and no commit: the next start,
  * before history looks for changes made on disk, queues the upgrade's one
  * entry for the names whose marker moved, instead of `found on disk`.
+ *
+ * A name's `base` is the kept shipped base the upgrade writes for it (the
+ * version it moves onto), when none was kept as it began: written before the
+ * copy, it may be all a kill left of that name. The entry holds every such
+ * base on disk, whether its copy moved or not, so none is committed later
+ * as a change found on disk.
  */
 export interface UpgradeJournal {
-  names: { kind: 'template' | 'role'; name: string; from: string | null; to: string }[];
+  names: { kind: 'template' | 'role'; name: string; from: string | null; to: string; base?: string | null }[];
   who: string | null;
 }
 
@@ -30,6 +36,12 @@ const gitDirOf = (fs: FsContext) => join(fs.root, '.git');
 export function markerShipped(fs: FsContext, kind: 'template' | 'role', name: string): string | null {
   const p = rel(kind === 'template' ? templateMarker(name) : roleFile(name, '.shipped'));
   return readPaths(fs, [p]).get(p)?.toString('utf8').split('\n')[0] ?? null;
+}
+
+/** The kept base a copy moving onto `to` stands on (root-relative), or null when one is kept already: only a new one is the upgrade's. */
+export function newBase(fs: FsContext, kind: 'template' | 'role', to: string): string | null {
+  const p = rel(kind === 'template' ? keptBase(to) : keptRoleBase(to));
+  return readPaths(fs, [p]).get(p) ? null : p;
 }
 
 /** Durable before it returns; a root with no `.git` folder keeps no history, so no journal either. */
@@ -47,7 +59,10 @@ async function loadUpgrade(fs: FsContext): Promise<UpgradeJournal | null> {
   try {
     const j = JSON.parse(await readFile(join(gitDirOf(fs), FILE), 'utf8')) as Partial<UpgradeJournal>;
     const ok = (n: UpgradeJournal['names'][number]) => (n.kind === 'template' ? isTemplateName(n.name) : n.kind === 'role' && isRoleName(n.name));
-    return { names: Array.isArray(j.names) ? j.names.filter(ok) : [], who: typeof j.who === 'string' ? j.who : null };
+    const names = Array.isArray(j.names) ? j.names.filter(ok) : [];
+    // a base is a path this file names: only a kept base's own, never another path
+    for (const n of names) if (n.base !== undefined && n.base !== null && n.base !== rel(n.kind === 'template' ? keptBase(n.to) : keptRoleBase(n.to))) n.base = null;
+    return { names, who: typeof j.who === 'string' ? j.who : null };
   } catch {
     return null;
   }
@@ -59,11 +74,14 @@ export async function finishUpgrade(fs: FsContext, logger: LibraryLogger, subjec
   if (!j) return;
   try {
     const moved = j.names.filter((n) => markerShipped(fs, n.kind, n.name) !== n.from);
-    if (moved.length) {
-      // what the apply commits: a template's files with its kept base, a role's files
-      const snapshot = new Map(moved.flatMap((n) => [...(n.kind === 'template' ? readName(fs, `template:${n.name}`) : readPaths(fs, rolePaths(n.name)))]));
+    // the new bases it wrote, whether their copies moved or not (above)
+    const bases = [...readPaths(fs, j.names.flatMap((n) => (n.base ? [n.base] : [])))].filter(([, b]) => b !== null);
+    if (moved.length || bases.length) {
+      // what the apply commits: a template's files with its kept base, a role's files with its own
+      const files = moved.flatMap((n) => [...(n.kind === 'template' ? readName(fs, `template:${n.name}`) : readName(fs, `role:${n.name}`))]);
+      const snapshot = new Map([...bases, ...files]);
       new Journal(gitDirOf(fs), logger).write(toEntry(snapshot, subject(moved.length), j.who, Date.now()));
-      logger.warn({ upgraded: moved.length }, 'an upgrade was cut short after its files: its history entry is committed now');
+      logger.warn({ upgraded: moved.length, bases: bases.length }, 'an upgrade was cut short after its files: its history entry is committed now');
     }
   } catch (e) {
     // never a refused start: what is left is committed as `found on disk`
