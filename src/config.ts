@@ -66,7 +66,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const port = parsePort(env.PORT);
   const token = env.DESK_TOKEN?.trim() || undefined;
   const usersFile = env.DESK_USERS_FILE?.trim() ? resolve(cwd, env.DESK_USERS_FILE.trim()) : null;
-  // either one is authentication: a users file names its people, DESK_TOKEN its one
+  // either one is authentication: a users file names its people, DESK_TOKEN its one. Whether the file names
+  // anyone is known only once it is read: server.ts refuses one that names nobody on such a HOST
   const refusal = usersFile === null ? checkListenAddress(host, token) : null;
   if (refusal) throw new ConfigError(refusal.replace('Set DESK_TOKEN,', 'Set DESK_TOKEN or DESK_USERS_FILE,'));
   const authProxy = parseAuthProxy(env);

@@ -106,7 +106,7 @@ export class UserDirectory {
       return false;
     }
     this.table = userTable(users, this.token);
-    if (this.nobody) log.warn({ file: this.file, users: 0 }, 'users file lists nobody: nobody can sign in until one is added (desk-library user add)');
+    if (this.nobody) log.warn({ file: this.file, users: 0 }, 'users file lists nobody: no token signs in until one is added (desk-library user add)');
     else log.info({ file: this.file, users: users.length }, 'users file read');
     return true;
   }
