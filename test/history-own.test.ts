@@ -88,4 +88,24 @@ describe("a desk's own version of a diverged name", () => {
     fsckClean(a);
     fsckClean(b);
   });
+
+  it("a role's own copy is kept the same way: listed shared: false after take theirs, and restored", async () => {
+    const [a, b] = [await desk(), await desk()];
+    await sync(b);
+    const role = (d: Desk, md: string) => d.app.inject({ method: 'POST', url: `${API}/role`, payload: { name: 'worker', role_md: md } });
+    expect((await role(a, '# Worker\n\nFrom A.\n')).statusCode).toBe(200);
+    await sync(a);
+    expect((await role(b, '# Worker\n\nFrom B.\n')).statusCode).toBe(200);
+    expect((await sync(b)).diverged_roles).toEqual(['worker']);
+    const take = await b.app.inject({ method: 'POST', url: `${API}/sync/roles/worker/take` });
+    expect(take.statusCode, take.body).toBe(200);
+    const r = await b.app.inject({ method: 'GET', url: `${API}/roles/worker/history?limit=100` });
+    const own = (r.json().versions as Listed[]).filter((v) => !v.shared);
+    expect(own).toHaveLength(1);
+    expect(gitOf(b, 'for-each-ref', '--format=%(refname)', 'refs/desk/own/')).toBe('refs/desk/own/roles/worker/1');
+    const restored = await b.app.inject({ method: 'POST', url: `${API}/roles/worker/restore`, payload: { commit: own[0]!.commit } });
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect((await b.app.inject({ method: 'GET', url: `${API}/roles/worker` })).json().role_md).toBe('# Worker\n\nFrom B.\n');
+    fsckClean(b);
+  });
 });
