@@ -97,10 +97,11 @@ describe('defaults and folding', () => {
     expect(workPrompt(r)).toBe('goal=fix budget=1.5 count=3 dry=false notes={{inputs.notes}} run={{run.id}}');
     expect(r.runs[0]?.nodes.find((n) => n.id === 'work')?.holes).toEqual(['notes']);
     expect(r.runs[0]?.nodes.find((n) => n.id === 'gate')?.holes).toEqual([]);
-    // given, even empty, it is no hole
+    // given [], an optional input counts as absent: no default, so its hole stays, listed
     const given = preview({ goal: 'fix', count: 3, notes: [] });
-    expect(workPrompt(given)).toContain('notes= run=');
-    expect(given.runs[0]?.nodes.find((n) => n.id === 'work')?.holes).toEqual([]);
+    expect(given.runs[0]?.inputs).toEqual(r.runs[0]?.inputs);
+    expect(workPrompt(given)).toBe(workPrompt(r));
+    expect(given.runs[0]?.nodes.find((n) => n.id === 'work')?.holes).toEqual(['notes']);
     expect(r.runs[0]?.nodes.find((n) => n.id === 'gate')?.prompt).toBe('approve fix?');
     expect(r.runs[0]?.nodes.find((n) => n.id === 'checks')?.prompt).toBeNull();
   });

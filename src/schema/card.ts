@@ -86,7 +86,10 @@ export const CardSchema = Type.Object(
     }),
     valid: Type.Boolean(),
     problems: Type.Array(Type.Ref(ProblemSchema)),
-    ticket: Type.Boolean({ description: 'closes_ticket with a required tickets input: one run per ticket' }),
+    ticket: Type.Boolean({
+      description:
+        'closes_ticket with a required tickets input. A launch starts one run per ticket, unless the tickets input declares runs: together (as batch does), which starts one run with the whole list',
+    }),
     header: CardHeaderSchema,
     nodes: Type.Array(CardNodeSchema),
     loops: Type.Array(CardLoopSchema, {

@@ -60,7 +60,10 @@ export const LaunchPreviewSchema = Type.Object(
     name: Type.String(),
     etag: Type.String({ description: 'the ETag of the template version previewed; send it as If-Match to pin it' }),
     ok: Type.Boolean({ description: 'no problem of severity error: the launch would start these runs' }),
-    problems: Type.Array(Type.Ref(ProblemSchema), { description: 'launch codes (docs/problems.md, Launch inputs), paths /inputs/<name>' }),
+    problems: Type.Array(Type.Ref(ProblemSchema), {
+      description:
+        "the inputs' problems (docs/problems.md, Launch inputs; paths /inputs/<name>), and the template's loop.unbounded warning again (path /nodes/<id>), which leaves ok as it is",
+    }),
     runs: Type.Array(LaunchRunSchema, { description: 'one per item of a `runs: each` list, else one; at most 100; empty when not ok' }),
   },
   { additionalProperties: false },

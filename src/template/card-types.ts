@@ -70,7 +70,11 @@ export interface Card {
   purpose: string | null;
   valid: boolean;
   problems: Problem[];
-  /** closes_ticket with a required tickets input: one run per ticket */
+  /**
+   * closes_ticket with a required tickets input. A launch starts one run per
+   * ticket, unless the tickets input declares `runs: together` (as batch
+   * does), which starts one run with the whole list.
+   */
   ticket: boolean;
   header: CardHeader;
   nodes: CardNode[];

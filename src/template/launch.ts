@@ -1,12 +1,14 @@
 /**
  * A launch preview (docs/api.md, Launch preview; docs/format.md, Inputs at
  * launch): a valid template's model and the inputs a launch would carry in;
- * out, every problem with those inputs and the runs the launch would start,
+ * out, every problem with those inputs (and the template's unbounded loops,
+ * warned again where the launch is decided) and the runs the launch would start,
  * each with its inputs, its nodes, what each can touch and their prompts
  * with the inputs folded in as data. Format layer: pure, no I/O, never
  * throws; the caller has checked that the template is valid.
  */
 import { addedMachinery, foldText, renderValue } from './fold.js';
+import { unboundedMessage } from './loops.js';
 import { type InputDecl, inputRuns, type TemplateModel } from './model.js';
 import { PLACEHOLDER } from './nodes.js';
 import { type Problem, type ProblemCode, pointer, problem } from './problems.js';
@@ -69,7 +71,8 @@ export interface LaunchPreview {
 }
 
 export function previewLaunch(model: TemplateModel, given: Readonly<Record<string, unknown>>): LaunchPreview {
-  const problems: Problem[] = [];
+  // the template's own warning the operator must see when launching: a run of it may loop at its expense
+  const problems: Problem[] = unboundedLoops(model);
   const resolved = resolveInputs(model.header.inputs, given, problems);
   const fan = fanOut(model, resolved, problems);
   if (!problems.some((p) => p.severity === 'error')) checkSize(model, resolved, fan, problems);
@@ -86,6 +89,15 @@ export function previewLaunch(model: TemplateModel, given: Readonly<Record<strin
   }));
   if (guard.size) return { ok: false, problems: [...problems, ...guard.values()], runs: [] };
   return { ok: true, problems, runs };
+}
+
+/**
+ * `loop.unbounded` again, one per loop a run could spin in for ever, at the
+ * loop's first node (`/nodes/<id>`) as the validator reports it at save. A
+ * warning: the launch may go ahead, but whoever approves it sees it.
+ */
+function unboundedLoops(model: TemplateModel): Problem[] {
+  return model.loops.filter((l) => !l.bounded && l.cycle[0] !== undefined).map((l) => problem('loop.unbounded', unboundedMessage(l.cycle, l.cycle[0]!), pointer(['nodes', l.cycle[0]!])));
 }
 
 /** The inputs as a launch carries them: checked, defaults filled, the ones that do not check left out. */
@@ -110,7 +122,8 @@ function resolveInputs(decls: readonly InputDecl[], given: Readonly<Record<strin
   const resolved = new Map<string, unknown>();
   for (const d of decls) {
     const path = ['inputs', d.name];
-    const value = Object.hasOwn(given, d.name) ? given[d.name] : d.default;
+    // an optional input given "" or [] was not given: its default fills it, else it stays a hole
+    const value = Object.hasOwn(given, d.name) && !(!d.required && isEmpty(given[d.name])) ? given[d.name] : d.default;
     if (value === undefined || (d.type === 'list' && Array.isArray(value) && value.length === 0 && d.required)) {
       if (d.required) problems.push(problem('input.missing', `input '${d.name}' is required and has no default; give ${expected(d)}`, pointer(path)));
       continue;
@@ -123,6 +136,11 @@ function resolveInputs(decls: readonly InputDecl[], given: Readonly<Record<strin
     resolved.set(d.name, value);
   }
   return resolved;
+}
+
+/** A value that says nothing: the empty string, the empty list. */
+function isEmpty(v: unknown): boolean {
+  return v === '' || (Array.isArray(v) && v.length === 0);
 }
 
 function checkType(d: InputDecl, value: unknown, path: (string | number)[], problems: Problem[]): boolean {

@@ -42,12 +42,7 @@ export function checkLoops(w: Walk, nodes: NodesRead, edges: readonly Edge[]): L
     for (const free of unbounded) {
       const cycle = cycleThrough(free, out);
       const first = nodes.byId.get(free[0]!)!;
-      w.report(
-        'loop.unbounded',
-        `the loop ${cycle.join(' → ')} has no human gate and no bound; add \`max_visits: <n>\` to one of its nodes (e.g. ${first.model.id}) or route it through a human_gate`,
-        first.path,
-        first.keyNode,
-      );
+      w.report('loop.unbounded', unboundedMessage(cycle, first.model.id), first.path, first.keyNode);
     }
     loops.push({
       cycle: cycleThrough(unbounded[0] ?? part, out),
@@ -57,6 +52,11 @@ export function checkLoops(w: Walk, nodes: NodesRead, edges: readonly Edge[]): L
     });
   }
   return loops;
+}
+
+/** What `loop.unbounded` says, at save and again in a launch preview (launch.ts). */
+export function unboundedMessage(cycle: readonly string[], node: string): string {
+  return `the loop ${cycle.join(' → ')} has no human gate and no bound; add \`max_visits: <n>\` to one of its nodes (e.g. ${node}) or route it through a human_gate`;
 }
 
 /**
