@@ -30,10 +30,11 @@ function problemLines(problems: readonly { severity?: string; code: string; path
   return problems.map((p) => `- ${p.severity ? `${p.severity} ` : ''}${p.code} at ${p.path || '/'}: ${p.message}`).join('\n');
 }
 
-function draftText(v: LaunchView, verb: string): string {
+function draftText(v: LaunchView): string {
   const a = draftAnswer(v);
-  const runs = a.preview.runs.length;
-  return `launch draft ${a.id} of ${a.template} ${verb} (${a.status}): ${a.preview.ok ? `${runs} run(s) on approval` : 'its preview does not check'}.${a.preview.problems.length ? `\n${problemLines(a.preview.problems)}` : ''}`;
+  if (a.status !== 'pending') return `launch draft ${a.id} of ${a.template} is ${a.status}${a.decided_by ? ` by ${a.decided_by}` : ''}.`;
+  const preview = a.preview.ok ? `${a.preview.runs.length} run(s) on approval` : 'its preview does not check';
+  return `launch draft ${a.id} of ${a.template} waits for the operator: ${preview}.${a.preview.problems.length ? `\n${problemLines(a.preview.problems)}` : ''}`;
 }
 
 export const proposeTemplate = tool({
@@ -64,7 +65,7 @@ export const draftLaunch = tool({
   card: true,
   async run(args, { launches, asker }) {
     const v = await launches.create(args, asker);
-    return { structured: draftAnswer(v), text: `${draftText(v, 'is waiting for the operator')} Call await_decision with id ${v.rec.id}.` };
+    return { structured: draftAnswer(v), text: `${draftText(v)} Call await_decision with id ${v.rec.id}.` };
   },
 });
 
@@ -104,12 +105,12 @@ export const withdrawLaunch = tool({
   name: 'withdraw_launch',
   title: 'Withdraw a launch draft',
   description:
-    'Withdraws a pending launch draft of your own that you no longer want: it becomes withdrawn and the operator no longer sees it as waiting. Withdrawing one already withdrawn changes nothing more; one the operator already decided is refused (already_decided).',
+    'Withdraws a pending launch draft of your own that you no longer want: it becomes withdrawn and the operator no longer sees it as waiting. Calling it again changes nothing: a draft already withdrawn, or already decided by the operator, is refused (already_decided); another conductor\'s draft is refused (forbidden).',
   args: WithdrawLaunchArgs,
   result: LaunchResult,
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ id }, { launches, asker }) {
     const v = await launches.withdraw(id, asker);
-    return { structured: draftAnswer(v), text: draftText(v, 'withdrawn') };
+    return { structured: draftAnswer(v), text: draftText(v) };
   },
 });
