@@ -34,15 +34,15 @@ function run(script: string, ...args: string[]) {
 describe.each(entries)('the CLI started as %s', (_, script) => {
   it('fails a broken file with exit 1 and one summary line', () => {
     const r = run(script, 'validate', broken);
-    expect(r.code).toBe(1);
-    expect(r.out).toMatch(/^.+broken-gate\.yaml:\d+:\d+: error /m);
+    expect(r.code, r.err).toBe(1);
+    expect(r.out, r.err).toMatch(/^.+broken-gate\.yaml:\d+:\d+: error /m);
     // main() ran once: one summary line, not two, not none
     expect(r.out.match(/^1 file, \d+ errors?, \d+ warnings?$/gm)).toHaveLength(1);
   });
 
   it('prints --help once on stdout and exits 0', () => {
     const r = run(script, '--help');
-    expect(r.code).toBe(0);
+    expect(r.code, r.err).toBe(0);
     expect(r.out.match(/^usage: desk-library validate/gm)).toHaveLength(1);
   });
 });
