@@ -4,6 +4,7 @@ import { add, clear, h } from './dom.js';
 import { historySection } from './history-view.js';
 import { replaceText, showMarks, textEditor } from './role-editors.js';
 import { roleMerge } from './role-merge.js';
+import { askReload } from './template-panels.js';
 import { canReset, stateInfo } from './states.js';
 import { offsetOf, position } from './format.js';
 import type { Kit, RoleAnswer } from '../schema/roles.js';
@@ -362,7 +363,8 @@ export class RolePage {
           'p',
           { class: 'actions' },
           h('button', { type: 'button', class: 'primary', onclick: () => this.mergeTheirs() }, 'Merge with the saved version'),
-          h('button', { type: 'button', onclick: () => void this.reload('Reloaded the saved version of role') }, 'Reload the saved version'),
+          // it drops the edits: asked first (template-panels.ts)
+          h('button', { type: 'button', onclick: (ev: Event) => askReload(ev.currentTarget as HTMLButtonElement, { reload: () => void this.reload('Reloaded the saved version of role'), dirty: () => this.dirty }) }, 'Reload the saved version'),
           // what the editors hold at the click, onto the version just seen (a later save elsewhere is a 412 again)
           h('button', { type: 'button', class: 'danger', onclick: () => void this.save(this.theirs?.etag ?? null) }, 'Save mine over it'),
         ),

@@ -69,6 +69,8 @@ async function diffSources(d: TemplateDiff, detail: TemplateAnswer): Promise<Dif
 export interface ConflictChoices {
   /** drop the edits: the saved version loads */
   reload: () => void;
+  /** whether reloading would drop edits now: then Reload asks first */
+  dirty?: () => boolean;
   /** the three-way merge of the edits and the saved version over the version loaded (merge-rebase.ts's choices) */
   merge: () => void;
   /** save what the editor holds now over the saved version (If-Match of the version just seen) */
@@ -94,8 +96,39 @@ export function conflictBox(kind: 'refused' | 'elsewhere', saved: TemplateAnswer
       'p',
       { class: 'actions' },
       h('button', { type: 'button', class: 'primary', onclick: on.merge }, 'Merge with the saved version'),
-      h('button', { type: 'button', onclick: on.reload }, 'Reload the saved version'),
+      h('button', { type: 'button', onclick: (ev: Event) => askReload(ev.currentTarget as HTMLButtonElement, on) }, 'Reload the saved version'),
       h('button', { type: 'button', class: 'danger', onclick: on.overwrite }, 'Save mine over it'),
     ),
   );
+}
+
+/**
+ * Reload drops the edits in the editor: asked first, in the conflict's box,
+ * with the focus on Cancel (as Reset, Delete and Restore ask); nothing to
+ * drop, it reloads at once.
+ */
+export function askReload(button: HTMLButtonElement, on: Pick<ConflictChoices, 'reload' | 'dirty'>): void {
+  if (!(on.dirty?.() ?? false)) {
+    on.reload();
+    return;
+  }
+  const box = button.closest('.conflict') ?? button.parentElement!;
+  box.querySelector('.reload-ask')?.remove();
+  const ask = h('div', { class: 'callout confirm reload-ask', role: 'group', 'aria-label': 'Confirm reload' });
+  const cancel = h('button', { type: 'button', onclick: () => {
+    ask.remove();
+    button.focus();
+  } }, 'Cancel');
+  ask.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Escape') cancel.click();
+  });
+  ask.append(
+    h('p', {}, 'Reload the saved version? Your edits in the editor are dropped; nothing of them is kept.'),
+    h('p', { class: 'actions' }, h('button', { type: 'button', class: 'danger', onclick: () => {
+      ask.remove();
+      on.reload();
+    } }, 'Yes, reload'), cancel),
+  );
+  box.append(ask);
+  cancel.focus();
 }

@@ -49,6 +49,8 @@ export class TemplatePage {
   private readonly tabs = h('nav', { class: 'tabs', 'aria-label': 'Views of the template' });
   private saveButton = h('button', { type: 'button', class: 'primary' }, 'Save');
   private saveHint = h('span', { class: 'hint', id: 'save-hint' });
+  /** closed while there is nothing to revert */
+  private revertButton = h('button', { type: 'button' }, 'Revert edits');
   /** the optional one-line note of the next save, kept in its history entry (docs/api.md, "Save with a note") */
   private readonly noteInput = h('input', { type: 'text', class: 'save-note', maxlength: 200, 'aria-label': 'Note for the history (optional, one line)', placeholder: 'Note (optional)' });
   private diffAgainst = '';
@@ -171,6 +173,8 @@ export class TemplatePage {
   }
 
   show(tab: Tab): void {
+    // a result said on one tab ("Saved") is not news on the next
+    if (tab !== this.tab) unsay(this.toolbar);
     this.tab = tab;
     for (const [k, p] of Object.entries(this.panels)) p.hidden = k !== tab;
     this.renderTabs();
@@ -281,8 +285,11 @@ export class TemplatePage {
     add(
       this.head,
       h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / templates / ', this.name),
-      h('h2', {}, this.name, ' ', this.dot, badge(d.state)),
-      info.sentence === info.label ? null : h('p', { class: 'sentence', 'data-state': d.state }, info.sentence),
+      // a proposal under a new name is not in the library yet: no state to show until it is saved
+      this.proposal && this.etag === null
+        ? h('h2', {}, this.name, ' ', this.dot, h('span', { class: 'tag', 'data-state': 'proposed' }, 'proposed, not in the library yet'))
+        : h('h2', {}, this.name, ' ', this.dot, badge(d.state)),
+      info.sentence === info.label || (this.proposal && this.etag === null) ? null : h('p', { class: 'sentence', 'data-state': d.state }, info.sentence),
       d.edited_outside
         ? h('p', { class: 'callout warning', role: 'note' }, 'Edited outside the service: the file changed without a save here, so it was never validated on the way in.')
         : null,
@@ -311,7 +318,7 @@ export class TemplatePage {
         this.saveButton,
         // a proposal's save is decided with its own note (the conductor reads it): a note typed here would be dropped
         this.proposal ? null : this.noteInput,
-        h('button', { type: 'button', onclick: () => this.revert() }, 'Revert edits'),
+        (this.revertButton = h('button', { type: 'button', onclick: () => this.revert() }, 'Revert edits')),
       );
     }
     if (editor && canReset(d.state, d.shipped)) {
@@ -337,6 +344,7 @@ export class TemplatePage {
     const reason =
       st === 'clean' ? 'No changes to save.' : st === 'checking' ? 'Checking…' : st === 'invalid' ? 'Fix the errors before saving.' : st === 'unchecked' ? 'Not checked; the service validates on save.' : 'Valid.';
     this.saveButton.disabled = st === 'clean' || st === 'checking' || st === 'invalid';
+    this.revertButton.disabled = st === 'clean';
     // every key's check sets the status, mostly to what it was: the same words are not written again, so the toolbar is not laid out again
     if (this.saveHint.textContent !== reason) this.saveHint.textContent = reason;
     this.saveHint.dataset.status = st;
@@ -459,6 +467,7 @@ export class TemplatePage {
     this.notices.append(
       conflictBox(kind, body, {
         reload: () => void this.refresh('Reloaded the saved version.').then(() => this.settled()),
+        dirty: () => this.dirty,
         merge: () => this.mergeTheirs(),
         overwrite: () => void this.save(this.editor.text, this.theirs?.etag ?? etag),
       }),

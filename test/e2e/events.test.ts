@@ -84,6 +84,7 @@ describe.skipIf(missing !== null)('live updates (e2e)', () => {
     await notice.waitFor();
     expect(await notice.getAttribute('data-conflict')).toBe('elsewhere');
     await notice.getByRole('button', { name: 'Reload the saved version' }).click();
+    await notice.getByRole('group', { name: 'Confirm reload' }).getByRole('button', { name: 'Yes, reload' }).click();
     await expect.poll(() => notice.count()).toBe(0);
     expect(await editorText(page, 'write')).not.toContain('Mine again');
   });

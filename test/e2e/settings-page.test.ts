@@ -123,7 +123,16 @@ describe.skipIf(missing !== null)('settings page (e2e)', () => {
     expect(await merge.locator('.merge-side.shipped pre').textContent()).toContain('purpose: Theirs, saved in another tab');
     await merge.getByRole('button', { name: 'Close' }).click();
 
+    // Reload drops the edits: asked first, Cancel focused, and cancelling keeps them
     await alert.getByRole('button', { name: 'Reload the saved version' }).click();
+    const ask = page.getByRole('group', { name: 'Confirm reload' });
+    await ask.waitFor();
+    expect(await page.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Cancel');
+    await page.keyboard.press('Enter');
+    await ask.waitFor({ state: 'detached' });
+    expect(await editorText(page, 'write')).toBe(mine);
+    await alert.getByRole('button', { name: 'Reload the saved version' }).click();
+    await ask.getByRole('button', { name: 'Yes, reload' }).click();
     await expect.poll(() => editorText(page, 'write')).toBe(theirs);
     expect(await badge().getAttribute('data-state')).toBe('edited');
   });
