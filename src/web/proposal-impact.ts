@@ -1,5 +1,6 @@
 import { diffComm } from 'node-diff3';
 import { call, enc } from './api.js';
+import { operatorLinesLost } from './proposal-lines.js';
 import { h } from './dom.js';
 import type { TemplateAnswer } from '../schema/templates.js';
 
@@ -22,17 +23,6 @@ const EDITED = new Set(['edited', 'shipped_changed_since', 'custom', 'diverged']
 
 const lines = (t: string): string[] => (t === '' ? [] : t.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n'));
 type Run = { common: string[] } | { buffer1: string[]; buffer2: string[] };
-
-/**
- * The lines of `current` that saving `proposed` removes and that are the
- * operator's: not in the shipped text (every line of a custom template is
- * theirs). Blank lines are not counted as work. Pure, tested without a browser.
- */
-export function operatorLinesLost(current: string, proposed: string, shipped: string | null): string[] {
-  const ship = new Set(shipped === null ? [] : lines(shipped));
-  const runs = diffComm(lines(current), lines(proposed)) as unknown as Run[];
-  return runs.flatMap((r) => ('buffer1' in r ? r.buffer1 : [])).filter((l) => l.trim() !== '' && !ship.has(l));
-}
 
 /** Reads the copy under `name` (only when the library lists it: no request that can only be a 404) and says what saving `proposed` over it does. */
 export async function impactOf(name: string, proposed: string, inLibrary: ReadonlySet<string>): Promise<Impact> {

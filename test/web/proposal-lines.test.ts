@@ -1,10 +1,10 @@
 /**
- * What a proposal's save would drop of the operator's work (src/web/proposal-impact.ts):
+ * What a proposal's save would drop of the operator's work (src/web/proposal-lines.ts):
  * the lines of the copy that the proposal does not keep and that are not the shipped
  * template's own; every line of a custom template is the operator's.
  */
 import { describe, expect, it } from 'vitest';
-import { operatorLinesLost } from '../../src/web/proposal-impact.js';
+import { operatorLinesLost } from '../../src/web/proposal-lines.js';
 
 const shipped = 'template:\n  name: quick-fix\n  purpose: Fix it\nversion: 1\nnodes: {}\n';
 const mine = 'template:\n  name: quick-fix\n  purpose: Our own purpose\n\n# tuned here\nversion: 1\nnodes: {}\n';
