@@ -116,6 +116,17 @@ function field(d: Input): Field {
     });
     return { name: d.name, el: wrap(select), value: () => (select.value === '' ? undefined : d.one_of?.[Number(select.value)]) };
   }
+  if (d.type === 'boolean' && !d.required) {
+    // three states: an optional boolean left unset stays absent (its default, or none, applies), which a checkbox cannot say
+    const select = h(
+      'select',
+      { id, 'aria-describedby': describedBy },
+      h('option', { value: '', selected: d.default === undefined }, d.default === undefined ? '(leave out)' : `(leave out: ${String(d.default)})`),
+      h('option', { value: 'true' }, 'true'),
+      h('option', { value: 'false' }, 'false'),
+    );
+    return { name: d.name, el: wrap(select), value: () => (select.value === '' ? undefined : select.value === 'true') };
+  }
   if (d.type === 'boolean') {
     const box = h('input', { id, type: 'checkbox', checked: d.default === true, 'aria-describedby': describedBy });
     return { name: d.name, el: wrap(box), value: () => box.checked };

@@ -38,5 +38,28 @@ describe.skipIf(missing !== null)('launch preview, as read (e2e)', () => {
     expect(await marked.first().locator('.may-not-run').textContent()).toMatch(/on PATH/);
     // a node with no condition is not marked
     expect(await page.locator('.launch-run').first().locator('li:not([data-may-not-run])').count()).toBeGreaterThan(0);
+
+    // an optional boolean is three-state: left unset it is not sent at all (a checkbox always sent true or false)
+    const research = (await (await fetch(`${served.base}/api/desk/templates/research`)).json()) as { source: string };
+    const deep = research.source
+      .replace(/^ {2}name: research$/m, '  name: deep-research')
+      .replace('    - name: sources\n', '    - name: thorough\n      type: boolean\n      description: check twice\n    - name: sources\n');
+    const put = await fetch(`${served.base}/api/desk/templates/deep-research`, { method: 'PUT', headers: { origin: served.base, 'content-type': 'application/json', 'if-none-match': '*' }, body: JSON.stringify({ source: deep }) });
+    expect(put.status).toBe(200);
+    await page.goto(`${served.base}/#/templates/deep-research/launch`);
+    await page.getByLabel(/^question/).fill('Why?');
+    const thorough = page.getByLabel(/^thorough/);
+    expect(await thorough.inputValue()).toBe('');
+    const sent: unknown[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/launch-preview')) sent.push(r.postDataJSON());
+    });
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.locator('.launch-run').first().waitFor();
+    await thorough.selectOption('false');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => sent.length).toBe(2);
+    expect((sent[0] as { inputs: Record<string, unknown> }).inputs).not.toHaveProperty('thorough');
+    expect((sent[1] as { inputs: Record<string, unknown> }).inputs.thorough).toBe(false);
   });
 });
