@@ -115,7 +115,8 @@ function templateCopy(t: PlannedTemplate): HTMLElement {
     h('h4', { id }, h('a', { href: `#/templates/${enc(t.name)}` }, h('code', {}, t.name)), ' ', outcomeTag(t.outcome, t.conflicts)),
     h('p', { class: 'sentence' }, OUTCOME[t.outcome].sentence),
     t.outcome === 'conflicts' || t.outcome === 'invalid'
-      ? h('p', {}, h('a', { href: `#/templates/${enc(t.name)}`, class: 'button' }, `Open ${t.name} to rebase it`), ' ', h('span', { class: 'hint' }, 'then Preview rebase'))
+      ? // `/rebase` opens the template with its rebase preview already open (main.ts): one click, not two
+        h('p', {}, h('a', { href: `#/templates/${enc(t.name)}/rebase`, class: 'button' }, `Open ${t.name} to rebase it`))
       : null,
     t.outcome === 'invalid' ? problemList(t.problems) : null,
     upstream,

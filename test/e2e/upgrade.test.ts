@@ -55,7 +55,7 @@ describe.skipIf(missing !== null)('upgrade assistant (e2e)', () => {
       'role:worker:clean',
     ]);
     // a copy that needs a person leads to its template, whose rebase preview settles it
-    expect(await view.locator('article[data-name="up-conflict"] a.button').getAttribute('href')).toBe('#/templates/up-conflict');
+    expect(await view.locator('article[data-name="up-conflict"] a.button').getAttribute('href')).toBe('#/templates/up-conflict/rebase');
     expect(await view.locator('article[data-name="up-invalid"] .problem').evaluateAll((els) => els.map((e) => e.getAttribute('data-code')))).toContain('yaml.duplicate_key');
 
     // the clean edit: upstream's change alone adds the note; the result against the copy adds the same note and keeps the copy's purpose
