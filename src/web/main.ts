@@ -211,7 +211,8 @@ function showMe(name: string | null, role: string): void {
   if (name !== null) header?.append(h('p', { id: 'who-am-i', class: 'root-info', 'data-role': role }, `${name} · ${role}`));
   if (token() !== null) header?.append(h('button', { type: 'button', id: 'sign-out', class: 'sign-out', onclick: signOut }, 'Sign out'));
   const note = roleNote();
-  if (note) header?.after(h('p', { id: 'role-note', class: 'role-note', 'data-role': role }, note));
+  // a landmark of its own: axe wants all content in one, and this line is about the whole page
+  if (note) header?.after(h('aside', { id: 'role-note', class: 'role-note', 'data-role': role, 'aria-label': 'Your role' }, note));
 }
 /** Forgets the tab's token and loads the page again, which then asks for one (the leave guard asks first about unsaved edits). */
 function signOut(): void {

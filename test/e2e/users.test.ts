@@ -3,6 +3,7 @@
  * viewer it shows the name and role and leaves out every write action; as
  * an editor a save shows in History under the user's name.
  */
+import { AxeBuilder } from '@axe-core/playwright';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { UserDirectory } from '../../src/http/users-directory.js';
 import { TOKENS, writeUsers } from '../users-fixture.js';
 import { editorText, setEditorText, sourceBox } from './editor-page.js';
 import { browserMissing, useBrowser } from './harness.js';
+import { headerLines, NARROW, tooWide } from './narrow.js';
 
 const missing = browserMissing();
 if (missing) console.warn(missing);
@@ -53,6 +55,11 @@ describe.skipIf(missing !== null)('users and roles (e2e)', () => {
     await expect.poll(() => page.locator('#who-am-i').textContent()).toBe('vera · viewer');
     await page.locator('.library').waitFor();
     expect(await page.locator('#role-note').textContent()).toContain('needs the editor role');
+    // on a phone-sized window the header (name, role, Sign out, library path) stays in two lines, nothing wider than it
+    await page.setViewportSize(NARROW);
+    expect(await tooWide(page)).toBe('');
+    expect(await headerLines(page)).toBeLessThanOrEqual(2);
+    await page.setViewportSize({ width: 1280, height: 720 });
     expect(await page.getByRole('link', { name: 'New template' }).count()).toBe(0);
     // the row menu offers only Open
     await page.getByRole('button', { name: 'Actions for template quick-fix' }).click();
@@ -78,6 +85,9 @@ describe.skipIf(missing !== null)('users and roles (e2e)', () => {
     await page.keyboard.type('typed by a viewer');
     expect(await editorText(page, 'quick-fix')).toBe(before);
     expect(await page.locator('.page-head .unsaved-dot').isHidden()).toBe(true);
+    // the read-only editor and the line about the role: nothing axe finds
+    const axe = await new AxeBuilder({ page }).setLegacyMode(true).analyze();
+    expect(axe.violations.map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`)).toEqual([]);
     await page.getByRole('link', { name: 'Library', exact: true }).click();
     await page.locator('.library').waitFor();
     expect(await page.getByRole('dialog', { name: 'Leave this page?' }).count()).toBe(0);
@@ -137,7 +147,11 @@ describe.skipIf(missing !== null)('users and roles (e2e)', () => {
     await save.waitFor();
     await expect.poll(() => editorText(page, 'quick-fix')).toContain('name: quick-fix');
     const text = await editorText(page, 'quick-fix');
+    // nothing to revert yet: Revert edits is closed until the text differs
+    const revert = page.getByRole('button', { name: 'Revert edits' });
+    expect(await revert.isDisabled()).toBe(true);
     await setEditorText(page, 'quick-fix', text.replace(/^ {2}purpose: .*$/m, '  purpose: Saved by ann in the browser'));
+    await expect.poll(() => revert.isEnabled()).toBe(true);
     await save.click();
     // saved (the page then has nothing unsaved to ask about when it moves on)
     const read = async () => (await (await fetch(`${base}/api/desk/templates/quick-fix`, { headers: { authorization: `Bearer ${TOKENS.ann}` } })).json()) as { source: string };
