@@ -1,5 +1,5 @@
 /** The launch draft routes over a real library with the shipped harness: every route, status and transition, the refresh on a changed template, and the waits. */
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -336,6 +336,22 @@ describe('decisions', () => {
     for (const id of ids) await withdraw(id);
     expect((await files()).sort()).toEqual([ids[1], ids[2], pending].map((id) => `${id}.json`).sort());
     expect((await get(ids[0]!)).statusCode).toBe(404);
+  });
+});
+
+describe('approve with a note', () => {
+  test('the note is kept as decision_note, told in launch.decided; none is null; a bad body is 400 and decides nothing', async () => {
+    const id = await drafted();
+    const bad = await app.inject({ method: 'POST', url: `${API}/launches/${id}/approve`, payload: { note: 7 } });
+    expect(bad.statusCode).toBe(400);
+    expect((await get(id)).json().status).toBe('pending');
+    const r = await app.inject({ method: 'POST', url: `${API}/launches/${id}/approve`, payload: { note: 'go ahead, mind the gate' } });
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toMatchObject({ status: 'approved', decision_note: 'go ahead, mind the gate' });
+    expect(JSON.parse(await readFile(join(root, 'launches', `${id}.json`), 'utf8')).decision_note).toBe('go ahead, mind the gate');
+    expect(events.find((e) => e.type === 'launch.decided')?.data).toMatchObject({ id, status: 'approved', note: 'go ahead, mind the gate' });
+    const other = await drafted();
+    expect((await approve(other)).json()).toMatchObject({ status: 'approved', decision_note: null });
   });
 });
 

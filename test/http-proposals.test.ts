@@ -95,7 +95,7 @@ describe('POST /proposals', () => {
       const id = `${(t + i).toString(36).padStart(9, '0')}-${i.toString(16).padStart(20, '0')}`;
       const rec: ProposalRecord = {
         v: 1, id, status: 'pending', name: 'gamma', purpose: 'p', from: null, created_at: new Date(t + i).toISOString(),
-        decided_at: null, saved_as: null, etag: null, note: null, edited: false, decided_by: null, source: GAMMA, saving: null,
+        decided_at: null, saved_as: null, etag: null, note: null, edited: false, decided_by: null, source: GAMMA, saving: null, replaced: null,
       };
       await ctx.fx.write(formatRecord(rec), 'proposals', `${id}.json`);
     }

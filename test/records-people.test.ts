@@ -128,3 +128,43 @@ describe('authorship', () => {
     execFileSync('git', ['-C', fx.root!, 'fsck', '--strict'], { stdio: 'pipe' });
   });
 });
+
+describe("a proposal's save", () => {
+  const body = (path: string) => execFileSync('git', ['-C', fx.root!, 'log', '-1', '--format=%B', '--', path], { encoding: 'utf8' }).trim();
+  const trailers = (path: string) =>
+    execFileSync('git', ['-C', fx.root!, 'log', '-1', '--format=%(trailers:only,unfold)', '--', path], { encoding: 'utf8' }).trim().split('\n');
+
+  test('of a new name: `save <name> from proposal <id>`, Proposed-by beside Who, replaced null; history shows it', async () => {
+    await open();
+    const p = (await post('carl', '/proposals', { name: 'gamma', purpose: 'p', source: ALPHA.replace('name: alpha', 'name: gamma') })).json();
+    const saved = await post('ann', `/proposals/${p.id}/save`);
+    expect(saved.statusCode).toBe(200);
+    expect(saved.json()).toMatchObject({ status: 'saved', replaced: null, decided_by: 'ann' });
+    await expect.poll(() => body('templates/gamma.yaml'), { timeout: 5000 }).toBe(`save gamma from proposal ${p.id}\n\nProposed-by: carl\nWho: ann`);
+    expect(trailers('templates/gamma.yaml')).toEqual(['Proposed-by: carl', 'Who: ann']);
+    expect(lastCommit('templates/gamma.yaml')).toBe('ann <ann@example.org>|ann');
+    const versions = (await get('vera', '/templates/gamma/history')).json().versions;
+    expect(versions[0]).toMatchObject({ message: `save gamma from proposal ${p.id}`, who: 'ann', author: 'ann <ann@example.org>' });
+    expect(JSON.parse((await fx.read('proposals', `${p.id}.json`))!).replaced).toBeNull();
+  });
+
+  test("over the operator's edited copy, with If-Match and their edits: replaced {etag, state: edited}, `, with the operator's edits`", async () => {
+    await open();
+    const mine = ALPHA.replace('one worker then a gate', 'my own purpose');
+    const put = await app.inject({ method: 'PUT', url: `${API}/templates/alpha`, headers: { authorization: `Bearer ${TOKENS.ann}`, 'content-type': 'application/json', 'if-match': (await get('ann', '/templates/alpha')).headers.etag as string }, payload: { source: mine } });
+    expect(put.json()).toMatchObject({ state: 'edited' });
+    const etag = put.headers.etag as string;
+    const p = (await post('carl', '/proposals', { name: 'alpha', purpose: 'p', source: ALPHA })).json();
+    // a copy changed since the operator looked is a 412, and nothing is recorded
+    const stale = await post('ann', `/proposals/${p.id}/save`, { source: ALPHA.replace('one worker then a gate', 'theirs, edited') }, { 'if-match': '"0000"' });
+    expect(stale.statusCode).toBe(412);
+    expect(JSON.parse((await fx.read('proposals', `${p.id}.json`))!)).toMatchObject({ status: 'pending', replaced: null });
+    const saved = await post('ann', `/proposals/${p.id}/save`, { source: ALPHA.replace('one worker then a gate', 'theirs, edited') }, { 'if-match': etag });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.json()).toMatchObject({ status: 'saved', edited: true, replaced: { etag, state: 'edited' } });
+    expect(JSON.parse((await fx.read('proposals', `${p.id}.json`))!).replaced).toEqual({ etag, state: 'edited' });
+    expect((await get('vera', '/proposals?status=decided')).json().proposals[0]).toMatchObject({ id: p.id, replaced: { etag, state: 'edited' } });
+    await expect.poll(() => body('templates/alpha.yaml'), { timeout: 5000 }).toBe(`save alpha from proposal ${p.id}, with the operator's edits\n\nProposed-by: carl\nWho: ann`);
+    execFileSync('git', ['-C', fx.root!, 'fsck', '--strict'], { stdio: 'pipe' });
+  });
+});

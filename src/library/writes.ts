@@ -85,10 +85,22 @@ async function settle(ctx: LibraryContext, name: string, steps: () => Promise<un
 /** `save quick-fix (edited)`, `save quick-fix: tighten the gate`, `save my-flow`, `restore quick-fix to 1a2b3c4`, `save role reviewer`, … */
 export function subject(verb: 'save' | 'reset' | 'acknowledge' | 'delete', what: string, opts: WriteOptions, state: string | null): string {
   if (opts.restoredFrom) return `restore ${what} to ${opts.restoredFrom}`;
+  if (verb === 'save' && opts.proposal) return proposalSaveMessage(what, opts.proposal);
   // a note says why, which says more than the state
   if (verb === 'save' && opts.note) return `save ${what}: ${opts.note}`;
   // the state after a template save says what kind of copy it is; a custom template's is just `custom`
   return verb === 'save' && state && state !== 'custom' && !what.startsWith('role ') ? `save ${what} (${state})` : `${verb} ${what}`;
+}
+
+/**
+ * `save quick-fix from proposal <id>` (`, with the operator's edits`), and the proposer as a
+ * `Proposed-by:` trailer: a paragraph of its own, which the commit's `Who:` joins (history/commit-queue.ts).
+ */
+export function proposalSaveMessage(what: string, p: NonNullable<WriteOptions['proposal']>): string {
+  const line = `save ${what} from proposal ${p.id}${p.edited ? ", with the operator's edits" : ''}`;
+  // a proposer named by a request body on a desk that knows nobody is free text: one line of it
+  const by = p.by?.replace(/[\r\n]+/g, ' ').trim();
+  return by ? `${line}\n\nProposed-by: ${by}` : line;
 }
 
 /** An event's `who`: the person a write names, absent when it names none (docs/api.md, Events), as on a change found on disk. */

@@ -45,6 +45,12 @@ export const LaunchDismissSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** POST /launches/:id/approve: the body is optional, as a dismissal's */
+export const LaunchApproveSchema = Type.Object(
+  { note: Type.Optional(Type.String({ maxLength: LAUNCH_LIMITS.note, description: 'a word for the conductor with the approval, kept as `decision_note`' })) },
+  { additionalProperties: false },
+);
+
 const Str = Type.Union([Type.String(), Type.Null()]);
 
 /** What the list shows of a draft: no inputs, no preview. */
@@ -56,7 +62,7 @@ export const LaunchSummarySchema = Type.Object(
     etag: Type.String({ description: 'the ETag of the template version the preview was made on; send it as If-Match to approve' }),
     from: Str,
     note: Type.Union([Type.String(), Type.Null()], { description: "the drafter's note, for the operator" }),
-    decision_note: Type.Union([Type.String(), Type.Null()], { description: "the operator's note with a dismissal, for the conductor" }),
+    decision_note: Type.Union([Type.String(), Type.Null()], { description: "the operator's note with the decision (an approval or a dismissal), for the conductor" }),
     created_at: Type.String({ description: 'ISO 8601' }),
     decided_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601; null while pending' }),
     decided_by: Type.Union([Type.String(), Type.Null()], {

@@ -6,6 +6,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ProblemSchema } from '../template/problems.js';
 import { CardSchema } from './card.js';
+import { EntryStateSchema } from './state.js';
 import { TemplateName } from './templates.js';
 
 /** `<ms since 1970, base36, 9 digits>-<80 random bits, hex>`: sorts by creation, cannot be guessed. */
@@ -45,6 +46,25 @@ export const ProposalDismissSchema = Type.Object(
 
 const Str = Type.Union([Type.String(), Type.Null()]);
 
+/** What a proposal's save replaced in the library (docs/api.md, Proposals). */
+export const ProposalReplacedSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        etag: Type.String({ description: 'the ETag of the template that loaded under that name just before the save' }),
+        state: EntryStateSchema,
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      'what the save replaced: the template that loaded under that name just before (an operator copy, or a shipped or read-only template), its ETag and state; null when the name was new, while pending, when dismissed, and on a record saved before it was kept',
+  },
+);
+export type ProposalReplaced = Static<typeof ProposalReplacedSchema>;
+
 /** What the list shows of a proposal: no source, no card. */
 export const ProposalSummarySchema = Type.Object(
   {
@@ -64,6 +84,7 @@ export const ProposalSummarySchema = Type.Object(
     decided_by: Type.Union([Type.String(), Type.Null()], {
       description: "who decided: the user's name (docs/security.md, Users and roles), or the client address on a desk with no users; null while pending, and on a record decided before it was kept",
     }),
+    replaced: ProposalReplacedSchema,
   },
   { additionalProperties: false },
 );

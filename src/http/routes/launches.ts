@@ -14,6 +14,7 @@ import { isRefusal, type LaunchStore, type LaunchView } from '../../library/laun
 import {
   type LaunchAnswer,
   LaunchAnswerSchema,
+  LaunchApproveSchema,
   LaunchCreateSchema,
   LaunchDismissSchema,
   LaunchId,
@@ -139,11 +140,16 @@ export const launchRoutes: FastifyPluginAsyncTypebox<{ store: LaunchStore }> = a
         headers: Type.Object({
           'if-match': Type.Optional(Type.String({ description: "the draft's etag as its GET showed it; a stale one is 412, with the draft refreshed" })),
         }),
+        body: LaunchApproveSchema,
         response: { 200: LaunchAnswerSchema, 409: LaunchRefusalSchema, 412: LaunchRefusalSchema, 422: LaunchRefusalSchema, ...errorResponses },
+      },
+      // the body is optional: none is `{}`
+      preValidation: async (req) => {
+        req.body ??= {};
       },
     },
     async (req, reply) => {
-      const r = await store.approve(req.params.id, { ifMatch: precondition(req.headers['if-match']) }, askerOf(req));
+      const r = await store.approve(req.params.id, { ifMatch: precondition(req.headers['if-match']), note: req.body.note ?? null }, askerOf(req));
       if (!isRefusal(r)) return sendDraft(reply, r);
       const draft = launchAnswer(r.view);
       // a refusal for the inputs or the template lists why; the draft shows the rest

@@ -230,7 +230,8 @@ export class CommitQueue {
       if (!changed.length && !job.merge) continue;
       const mark = made.length + 1;
       const at = Math.floor(job.at / 1000);
-      const body = job.who ? `${message}\n\nWho: ${job.who.replace(/[\r\n]/g, ' ')}\n` : `${message}\n`;
+      // a message that ends in a trailer block (a proposal's save: `Proposed-by:`) takes `Who:` into that block
+      const body = job.who ? `${message}${message.includes('\n\n') ? '\n' : '\n\n'}Who: ${job.who.replace(/[\r\n]/g, ' ')}\n` : `${message}\n`;
       parts.push(`commit refs/desk/queue\nmark :${mark}\nauthor ${authorOf(job)} ${at} +0000\ncommitter ${committer} ${Math.floor(Date.now() / 1000)} +0000\n`, ...data(body));
       // the first commit of the batch grows from HEAD (none in a new repository), each next from the one before
       if (mark > 1) parts.push(`from :${mark - 1}\n`);

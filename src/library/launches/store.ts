@@ -227,7 +227,7 @@ export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
         const view = await viewOf(rec, current);
         if (!current.valid) return { code: 'template_invalid_for_launch', detail: `${rec.template} is not valid; fix its problems before launching it`, view };
         if (!view.preview.ok) return { code: 'invalid_launch', detail: 'the launch inputs do not check on this version', view };
-        const done = await decide(rec, 'approved', whoIs(asker));
+        const done = await decide(rec, 'approved', whoIs(asker), { decision_note: opts.note ?? null });
         return { ...view, rec: done };
       });
     },

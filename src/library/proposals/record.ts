@@ -1,4 +1,5 @@
-import { PROPOSAL_ID, type ProposalStatus, type ProposalSummary } from '../../schema/proposals.js';
+import { PROPOSAL_ID, type ProposalReplaced, type ProposalStatus, type ProposalSummary } from '../../schema/proposals.js';
+import { ENTRY_STATES } from '../../schema/state.js';
 import type { Problem } from '../../template/problems.js';
 import { problem } from '../../template/problems.js';
 import { LIMITS } from '../../template/read.js';
@@ -7,13 +8,13 @@ import { LIMITS } from '../../template/read.js';
  * One proposal as it is kept: `proposals/<id>.json` under the library root,
  * one JSON object, written whole with the atomic writes. `saving` is the
  * save's intent (store.ts): the name and ETag it is about to save, whether
- * that is the operator's edit, and who asked, so a save a crash cut short is
- * recorded as the one asked.
+ * that is the operator's edit, who asked and what it replaces, so a save a
+ * crash cut short is recorded as the one asked.
  */
 export interface ProposalRecord extends ProposalSummary {
   v: 1;
   source: string;
-  saving: { name: string; etag: string; at: string; edited: boolean; by: string | null } | null;
+  saving: { name: string; etag: string; at: string; edited: boolean; by: string | null; replaced: ProposalReplaced } | null;
 }
 
 /** The record file of an id; anything else in proposals/ is not ours (a temp file aside). */
@@ -33,6 +34,15 @@ export const EDITED_NOTE = 'saved with the operator’s edits';
 
 const strOrNull = (v: unknown) => v === null || typeof v === 'string';
 
+/** `replaced` as kept: null, or an ETag and a state; undefined when it is neither (not a record the service wrote). */
+function replacedOf(v: unknown): ProposalReplaced | undefined {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const { etag, state } = v as Record<string, unknown>;
+  if (typeof etag !== 'string' || !ENTRY_STATES.includes(state as never)) return undefined;
+  return { etag, state: state as NonNullable<ProposalReplaced>['state'] };
+}
+
 /** The record in `text`, or null when it is not one the service wrote (a torn or hand-made file). */
 export function parseRecord(text: string, id: string): ProposalRecord | null {
   let r: Record<string, unknown>;
@@ -51,13 +61,19 @@ export function parseRecord(text: string, id: string): ProposalRecord | null {
   if (s != null && (typeof s !== 'object' || typeof s.name !== 'string' || typeof s.etag !== 'string' || typeof s.at !== 'string')) return null;
   if (s != null && s.edited !== undefined && typeof s.edited !== 'boolean') return null;
   if (s != null && s.by !== undefined && !strOrNull(s.by)) return null;
+  // one written before `replaced` was kept: not known, so null
+  const replaced = replacedOf(r.replaced);
+  const savingReplaced = s == null ? null : replacedOf(s.replaced);
+  if (replaced === undefined || savingReplaced === undefined) return null;
   // a record or intent written before `edited` was kept: a save with edits said so only in its note
   const edited = (r.edited as boolean | undefined) ?? (r.status === 'saved' && r.note === EDITED_NOTE);
   // one written before `decided_by` was kept: nobody is known to have decided it
   const decided_by = (r.decided_by as string | null | undefined) ?? null;
   const saving =
-    s == null ? null : { ...(s as NonNullable<ProposalRecord['saving']>), edited: (s.edited as boolean | undefined) ?? false, by: (s.by as string | null | undefined) ?? null };
-  return { ...(r as unknown as ProposalRecord), edited, decided_by, saving };
+    s == null
+      ? null
+      : { ...(s as NonNullable<ProposalRecord['saving']>), edited: (s.edited as boolean | undefined) ?? false, by: (s.by as string | null | undefined) ?? null, replaced: savingReplaced };
+  return { ...(r as unknown as ProposalRecord), edited, decided_by, saving, replaced };
 }
 
 export function formatRecord(r: ProposalRecord): string {
@@ -79,6 +95,7 @@ export function summaryOf(r: ProposalRecord): ProposalSummary {
     note: r.note,
     edited: r.edited,
     decided_by: r.decided_by,
+    replaced: r.replaced,
   };
 }
 

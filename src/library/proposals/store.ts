@@ -122,7 +122,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     if (!s || rec.status !== 'pending') return null;
     const current = await library.getTemplate(s.name);
     if (current?.etag !== s.etag) return null;
-    return { ...rec, status: 'saved', decided_at: s.at, decided_by: s.by, saving: null, saved_as: s.name, etag: s.etag, ...decision(s.edited) };
+    return { ...rec, status: 'saved', decided_at: s.at, decided_by: s.by, saving: null, saved_as: s.name, etag: s.etag, replaced: s.replaced, ...decision(s.edited) };
   }
 
   /** A save the last run did not finish recording (the rule above). */
@@ -220,6 +220,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
           decided_by: null,
           source: p.source,
           saving: null,
+          replaced: null,
         };
         await index.write(rec);
         announce.written('created', summaryOf(rec), whoIs(asker));
@@ -239,19 +240,23 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
         const bytes = name === rec.name ? text : (withHeaderName(text, name) ?? text);
         const at = iso();
         const by = whoIs(asker);
+        // what loads under that name now, which the save replaces; the save's own If-Match holds it to what the operator saw
+        const before = await library.getTemplate(name);
+        const replaced = before && { etag: before.etag, state: before.state };
         // the intent, so a crash from here on is finished right at the next start (above)
-        await index.write({ ...rec, saving: { name, etag: etagOf(sha256Hex(bytes)), at, edited, by } });
+        await index.write({ ...rec, saving: { name, etag: etagOf(sha256Hex(bytes)), at, edited, by, replaced } });
         // the template save, with its preconditions, validation, commit and event; its refusals pass through
         let etag: string;
         try {
-          etag = (await library.saveTemplate(name, bytes, { ...saveOptions(opts), ...(by !== null ? { who: by } : {}) })).etag;
+          const proposal = { id: rec.id, edited, by: rec.from };
+          etag = (await library.saveTemplate(name, bytes, { ...saveOptions(opts), proposal, ...(by !== null ? { who: by } : {}) })).etag;
         } catch (e) {
           // nothing landed: drop the intent (should this fail too, the next start drops it)
           await index.write(rec).catch(() => {});
           throw e;
         }
         // the record written saved
-        const done: ProposalRecord = { ...rec, status: 'saved', decided_at: at, decided_by: by, saved_as: name, etag, saving: null, ...decision(edited) };
+        const done: ProposalRecord = { ...rec, status: 'saved', decided_at: at, decided_by: by, saved_as: name, etag, saving: null, replaced, ...decision(edited) };
         try {
           await index.write(done);
         } catch (e) {
