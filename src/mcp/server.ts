@@ -5,6 +5,8 @@
  * token names. Nothing outlives the request.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
@@ -30,10 +32,24 @@ export interface DeskServerOptions {
 const INSTRUCTIONS =
   'The desk keeps the template library an agent harness launches from. You are a conductor: you may read templates, validate a text, propose a template and draft a launch; the operator decides each at the desk, and await_decision tells you what they chose. Nothing you do saves, approves or dismisses.';
 
+/**
+ * One JSON Schema validator for every request's server, made at the first
+ * use: a Server makes its own otherwise, and a new Ajv with its formats costs
+ * more than the rest of a request. The desk never elicits, which is all a
+ * server validates with it.
+ */
+let validator: AjvJsonSchemaValidator | null = null;
+const sharedValidator: jsonSchemaValidator = {
+  getValidator: (schema) => {
+    validator ??= new AjvJsonSchemaValidator();
+    return validator.getValidator(schema);
+  },
+};
+
 export function deskServer(o: DeskServerOptions): Server {
   const server = new Server(
     { name: 'desk-library', title: 'Desk library', version: packageVersion },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...TOOL_LISTINGS] }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {

@@ -73,8 +73,10 @@ export const getTemplate = tool({
       ...(d.diverged ? { diverged: d.diverged } : {}),
       etag: d.etag,
     };
-    const head = `${d.name} (${d.state}, ${d.valid ? 'valid' : `not valid: ${d.problems.length} problems`}), ${d.card.nodes.length} nodes: ${d.card.nodes.map((n) => n.id).join(', ')}`;
-    return { structured, text: `${head}\n\n${d.source}` };
+    // short: the source and the card are in the structured result, and a text-only host can attach desk://templates/<name>
+    const nodes = d.card.nodes.map((n) => `${n.id} (${n.role ?? n.builtin ?? n.tool ?? n.type}${n.profile ? `, ${n.profile}` : ''})`).join(', ');
+    const problems = d.problems.map((p) => `\n- ${p.severity} ${p.code} at ${p.path || '/'}: ${p.message}`).join('');
+    return { structured, text: `${d.name} (${d.state}, ${d.valid ? 'valid' : 'not valid'}, etag ${d.etag}): ${d.card.purpose ?? '—'}\nnodes: ${nodes}${problems}\nsource: desk://templates/${d.name}` };
   },
 });
 
