@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
 import type { BenchRow } from './table.js';
 
-const GROUPS = ['validate', 'hostile', 'diff', 'library', 'http', 'launch', 'page', 'history', 'sync', 'upgrade', 'idle'] as const;
+const GROUPS = ['validate', 'hostile', 'diff', 'library', 'http', 'mcp', 'launch', 'page', 'history', 'sync', 'upgrade', 'idle'] as const;
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
