@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type App, buildApp } from '../src/app.js';
+import { type App, type AppOptions, buildApp } from '../src/app.js';
 import { UserDirectory } from '../src/http/users-directory.js';
 import { packageRoot } from '../src/paths.js';
 import { TOKENS, writeUsers } from './users-fixture.js';
@@ -32,7 +32,7 @@ export interface Desk {
   close(): Promise<void>;
 }
 
-export async function openDesk(): Promise<Desk> {
+export async function openDesk(extra: Pick<AppOptions, 'proposals' | 'launches'> = {}): Promise<Desk> {
   const dir = await mkdtemp(join(tmpdir(), 'desk-mcp-'));
   const log: Record<string, unknown>[] = [];
   const stream = new Writable({
@@ -48,6 +48,7 @@ export async function openDesk(): Promise<Desk> {
     users,
     authRate: { max: 1_000_000 },
     logger: { level: 'info', stream },
+    ...extra,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

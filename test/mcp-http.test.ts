@@ -281,6 +281,34 @@ describe('the guards', () => {
   });
 });
 
+describe('the bounds every caller meets', () => {
+  test('a body over 1 MiB is 413 before any tool runs', async () => {
+    const token = { authorization: `Bearer ${(await import('./users-fixture.js')).TOKENS.carl}` };
+    const before = await countOf('proposals');
+    const big = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'propose_template', arguments: { name: 'big', purpose: 'too big', source: 'x'.repeat(1_100_000) } } };
+    const r = await post(desk.base, big, token);
+    expect(r.status).toBe(413);
+    expect(((await r.json()) as { code: string }).code).toBe('payload_too_large');
+    expect(await countOf('proposals')).toBe(before);
+  });
+
+  test("past the person's hourly allowance, propose_template is refused too_many_requests with retry_after", async () => {
+    const small = await openDesk({ proposals: { perHour: 1 } });
+    try {
+      const c = await small.client('carl');
+      const args = (name: string) => ({ name, purpose: 'one an hour', source: FIX(name) });
+      expect(structured(await c.callTool({ name: 'propose_template', arguments: args('first') }))).toMatchObject({ status: 'pending' });
+      const r = refusalOf(await c.callTool({ name: 'propose_template', arguments: args('second') })) as Refusal & { retry_after: number };
+      expect(r.code).toBe('too_many_requests');
+      expect(r.retry_after).toBeGreaterThan(0);
+      // the allowance is the person's, over HTTP and MCP alike
+      expect((await small.api('POST', '/proposals', 'carl', args('third'))).status).toBe(429);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 describe('stopping', () => {
   test('a wait for a decision answers pending at once when the service stops', async () => {
     const p = structured<{ id: string }>(await carl.callTool({ name: 'propose_template', arguments: { name: 'late', purpose: 'the service stops', source: FIX('late') } }));
