@@ -9,6 +9,7 @@ import type { ProposalAnswer, ProposalList, ProposalSummary } from '../schema/pr
 import { handOver } from './proposal-handoff.js';
 import { type Impact, impactOf, replacedDiffView } from './proposal-impact.js';
 import type { TemplateList } from '../schema/templates.js';
+import { stateInfo } from './states.js';
 import { errorText } from './ui.js';
 import { can } from './me.js';
 
@@ -97,7 +98,9 @@ export async function proposalsView(onDecided: () => void): Promise<HTMLElement>
 }
 
 function decidedRow(p: ProposalSummary): HTMLElement {
-  const what = p.status === 'saved' ? `saved as ${p.saved_as ?? p.name}` : 'dismissed';
+  // what the save replaced (the record keeps it): an edited copy is named, so it is not taken for a new name
+  const over = p.replaced ? `, over the ${stateInfo(p.replaced.state).label} copy` : '';
+  const what = p.status === 'saved' ? `saved as ${p.saved_as ?? p.name}${over}` : 'dismissed';
   return h(
     'li',
     { class: 'row', 'data-id': p.id, 'data-status': p.status },

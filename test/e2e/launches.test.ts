@@ -94,8 +94,10 @@ describe.skipIf(missing !== null)('launches (e2e)', () => {
     await expect.poll(() => page.locator(`li.row[data-id="${id}"][data-status="approved"]`).count()).toBe(1);
     expect(approves).toBe(2);
     await expect.poll(() => page.locator('#launches-count').isHidden()).toBe(true);
-    const after = (await (await callApi(served.base, 'GET', `/launches/${id}`)).json()) as { status: string; runs: { nodes: { id: string; prompt: string | null }[] }[] };
+    const after = (await (await callApi(served.base, 'GET', `/launches/${id}`)).json()) as { status: string; decision_note: string | null; runs: { nodes: { id: string; prompt: string | null }[] }[] };
     expect(after.status).toBe('approved');
+    // the approve's note is kept as the decision's, for the conductor
+    expect(after.decision_note).toBe('mended, go');
     expect(after.runs[0]!.nodes.find((n) => n.id === 'work')?.prompt).toMatch(/^Mend DESK-7/);
   });
 });

@@ -190,5 +190,13 @@ describe.skipIf(missing !== null)('proposals view (e2e)', () => {
     await ask.getByRole('button', { name: 'Yes, save over it' }).click();
     await expect.poll(async () => (await api('GET', `/proposals/${id}`)).body.status).toBe('saved');
     expect(readFileSync(file, 'utf8')).toBe(shipped);
+    // the record says what it replaced; the decided list says so; History marks the save as a proposal's
+    expect((await api('GET', `/proposals/${id}`)).body.replaced).toMatchObject({ state: 'edited' });
+    await page.locator(`ul[aria-label="Decided proposals"] > li[data-id="${id}"]`).getByText('over the edited copy', { exact: false }).waitFor();
+    await page.goto(`${served.base}/#/templates/quick-fix/history`);
+    const newest = page.getByRole('list', { name: 'Versions of quick-fix' }).locator('.history-item').first();
+    await newest.waitFor();
+    expect(await newest.getAttribute('data-proposal')).toBe(id);
+    expect(await newest.locator('.proposal-save').textContent()).toBe('a proposal');
   });
 });
