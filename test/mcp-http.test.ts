@@ -83,10 +83,18 @@ describe('tools/list', () => {
 });
 
 describe('the reads', () => {
-  test('get_template answers what GET /templates/:name does, with its ETag', async () => {
-    const r = structured(await carl.callTool({ name: 'get_template', arguments: { name: 'quick-fix' } }));
+  test('get_template answers what GET /templates/:name does, with its ETag; its text carries the card', async () => {
+    const call = await carl.callTool({ name: 'get_template', arguments: { name: 'quick-fix' } });
+    const r = structured<{ card: { nodes: { id: string; profile: string | null; touches: string[] }[] } }>(call);
     const http = await desk.api('GET', '/templates/quick-fix', 'carl');
     expect(r).toEqual({ ...((await http.json()) as object), etag: http.headers.get('etag') });
+    // a host that shows only text gets the card's facts: every node with its profile and what it can touch, and the diff
+    const text = (call.content as { text: string }[])[0]!.text;
+    for (const n of r.card.nodes) {
+      expect(text).toContain(`- ${n.id} (`);
+      if (n.profile) expect(text).toMatch(new RegExp(`- ${n.id} \\(.*profile ${n.profile}\\) can touch ${n.touches.join(', ') || 'none'}`));
+    }
+    expect(text).toContain('against ticket-completion (base)');
   });
 
   test('list_templates pages by name and shows each input draft_launch takes', async () => {

@@ -7,6 +7,7 @@ import { DeskError } from '../errors.js';
 import type { TemplateDetail } from '../library/types.js';
 import { isTemplateName } from '../template/names.js';
 import { inputRuns } from '../template/model.js';
+import { cardText } from './card-text.js';
 import { validateTemplate } from '../template/validate.js';
 import { GetTemplateArgs, ListTemplatesArgs, MAX_PAGE, TemplateListResult, TemplateResult, ValidateTemplateArgs, ValidationResult } from './schemas.js';
 import { tool } from './tool.js';
@@ -73,10 +74,8 @@ export const getTemplate = tool({
       ...(d.diverged ? { diverged: d.diverged } : {}),
       etag: d.etag,
     };
-    // short: the source and the card are in the structured result, and a text-only host can attach desk://templates/<name>
-    const nodes = d.card.nodes.map((n) => `${n.id} (${n.role ?? n.builtin ?? n.tool ?? n.type}${n.profile ? `, ${n.profile}` : ''})`).join(', ');
-    const problems = d.problems.map((p) => `\n- ${p.severity} ${p.code} at ${p.path || '/'}: ${p.message}`).join('');
-    return { structured, text: `${d.name} (${d.state}, ${d.valid ? 'valid' : 'not valid'}, etag ${d.etag}): ${d.card.purpose ?? '—'}\nnodes: ${nodes}${problems}\nsource: desk://templates/${d.name}` };
+    // the card's facts in words; the source is in the structured result, and a text-only host can attach desk://templates/<name>
+    return { structured, text: `${d.name} (${d.state}, etag ${d.etag}): ${d.card.purpose ?? '—'}\n${cardText(d.card)}\nsource: desk://templates/${d.name}` };
   },
 });
 

@@ -9,6 +9,7 @@
 import { DeskError } from '../errors.js';
 import type { LaunchView } from '../library/records-contract.js';
 import { decisionText, draftAnswer, launchDecision, proposalAnswer, proposalDecision } from './answers.js';
+import { cardText, runsText } from './card-text.js';
 import {
   AwaitDecisionArgs,
   DEFAULT_WAIT_SECONDS,
@@ -34,7 +35,7 @@ function draftText(v: LaunchView): string {
   const a = draftAnswer(v);
   if (a.status !== 'pending') return `launch draft ${a.id} of ${a.template} is ${a.status}${a.decided_by ? ` by ${a.decided_by}` : ''}.`;
   const preview = a.preview.ok ? `${a.preview.runs.length} run(s) on approval` : 'its preview does not check';
-  return `launch draft ${a.id} of ${a.template} waits for the operator: ${preview}.${a.preview.problems.length ? `\n${problemLines(a.preview.problems)}` : ''}`;
+  return `launch draft ${a.id} of ${a.template} waits for the operator: ${preview}.${a.preview.problems.length ? `\n${problemLines(a.preview.problems)}` : ''}${a.preview.runs.length ? `\n${runsText(a.preview.runs)}` : ''}`;
 }
 
 export const proposeTemplate = tool({
@@ -50,7 +51,7 @@ export const proposeTemplate = tool({
     const r = await proposals.create(args, asker);
     const a = await proposalAnswer(library, r);
     const head = `proposal ${a.id} of ${a.name} is pending, from ${a.from}: ${a.valid ? 'valid' : `not valid (${a.problems.length} problems)`}. The operator decides at the desk; call await_decision with id ${a.id}.`;
-    return { structured: a, text: a.problems.length ? `${head}\n${problemLines(a.problems)}` : head };
+    return { structured: a, text: `${head}\n${cardText(a.card)}` };
   },
 });
 
