@@ -122,7 +122,9 @@ export function layout(input: LayoutInput): Layout {
         inlet,
         d: `M${sx},${sy} C${mx},${sy} ${mx},${ty} ${tx},${ty}`,
         back: false,
-        label: { x: sx + 4, y: sy - 5 },
+        // at the curve's middle, just right of it: outlets of one node to different rows ("approved", "rejected")
+        // part there, where at the start they were drawn over each other
+        label: { x: mx + 4, y: (sy + ty) / 2 - 4 },
       });
     } else {
       // Loops (revise, retry) go under every box in the columns they span, so

@@ -46,6 +46,13 @@ describe('graph layout', () => {
     expect(fwd.d.startsWith(`M${BOX.pad + 2 * (BOX.width + BOX.colGap) + BOX.width},`)).toBe(true);
   });
 
+  it('labels two outlets of one node going to different rows apart, not over each other', () => {
+    const l = layout({ nodes: nodes('gate', 'land', 'back'), cords: [cord('gate.approved', 'land.in'), cord('gate.rejected', 'back.in')], entry: 'gate' });
+    const [a, b] = ['approved', 'rejected'].map((o) => l.cords.find((c) => c.outlet === o)!.label);
+    // a label is about 12 px tall: a row apart or more
+    expect(Math.abs(a!.y - b!.y)).toBeGreaterThanOrEqual(BOX.height / 2);
+  });
+
   it('stacks fan-out targets in one column in BFS order and sizes the drawing to hold every box', () => {
     const l = layout({ nodes: nodes('a', 'b', 'c'), cords: [cord('a.done', 'c.in'), cord('a.done', 'b.in')], entry: 'a' });
     const byId = Object.fromEntries(l.nodes.map((n) => [n.id, n]));
