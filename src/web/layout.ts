@@ -122,9 +122,10 @@ export function layout(input: LayoutInput): Layout {
         inlet,
         d: `M${sx},${sy} C${mx},${sy} ${mx},${ty} ${tx},${ty}`,
         back: false,
-        // at the curve's middle, just right of it: outlets of one node to different rows ("approved", "rejected")
-        // part there, where at the start they were drawn over each other
-        label: { x: mx + 4, y: (sy + ty) / 2 - 4 },
+        // to another row: at the curve's middle, just right of it, in the gap between the rows, where outlets of
+        // one node ("approved", "rejected") part; drawn at the start they were written over each other. In the same
+        // row, at the start, where the gap between the columns holds it
+        label: sy === ty ? { x: sx + 4, y: sy - 5 } : { x: mx + 4, y: (sy + ty) / 2 - 4 },
       });
     } else {
       // Loops (revise, retry) go under every box in the columns they span, so
