@@ -224,9 +224,11 @@ describe('refused calls keep nothing', () => {
     expect(await countOf('launches')).toBe(before);
   });
 
-  test('arguments outside the inputSchema, and an unknown tool, are refusals too', async () => {
-    expect(refusalOf(await carl.callTool({ name: 'propose_template', arguments: { name: 'x', purpose: 'p', source: 's', from: 'me' } })).code).toBe('bad_request');
-    expect(refusalOf(await carl.callTool({ name: 'save_template', arguments: {} })).code).toBe('not_found');
+  test('arguments outside the inputSchema are a refusal too; an unknown tool is a JSON-RPC error', async () => {
+    const r = refusalOf(await carl.callTool({ name: 'propose_template', arguments: { name: 'x', purpose: 'p', source: 's', from: 'me' } }));
+    expect(r.code).toBe('bad_request');
+    expect(r.problems.map((p) => p.path)).toContain('/from');
+    await expect(carl.callTool({ name: 'save_template', arguments: {} })).rejects.toMatchObject({ code: -32602 });
   });
 });
 

@@ -4,6 +4,7 @@
  * restores, approves or dismisses, whatever the token's role: the operator
  * decides at the desk.
  */
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Value } from '@sinclair/typebox/value';
 import { isDeskError } from '../errors.js';
 import { type JsonSchema, selfContained } from './json-schema.js';
@@ -60,11 +61,14 @@ function argumentProblems(t: Tool, args: unknown): CallProblem[] {
   return [...Value.Errors(t.args, args)].slice(0, 20).map((e) => ({ code: 'bad_request', path: e.path || '/', message: e.message }));
 }
 
-
-/** tools/call: an unknown tool or bad arguments are refusals, as is anything the desk refuses; a fault of the desk's own is thrown (a JSON-RPC error). */
+/**
+ * tools/call. Arguments that do not fit, and anything the desk refuses, are
+ * refusals a model can act on; an unknown tool is the protocol's fault (the
+ * MCP spec's JSON-RPC error, InvalidParams), as is a fault of the desk's own.
+ */
 export async function callTool(name: string, args: unknown, ctx: ToolContext): Promise<CallResult> {
   const t = byName.get(name);
-  if (!t) return refusal('not_found', `no tool ${name}; tools/list names them`, [{ code: 'not_found', path: '/name', message: `no tool ${name}` }]);
+  if (!t) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list names the desk's tools`);
   const given = args ?? {};
   if (!Value.Check(t.args, given)) return refusal('bad_request', `the arguments do not fit ${name}'s inputSchema; nothing was done`, argumentProblems(t, given));
   try {
