@@ -72,6 +72,7 @@ function sayRefused(detail: string): void {
   if (!el) return;
   el.textContent = `Refused: ${detail}`;
   el.dataset.kind = 'error';
+  el.dataset.refusal = 'true';
   el.classList.remove('visually-hidden');
   el.hidden = false;
 }

@@ -41,7 +41,10 @@ export type SayKind = 'success' | 'info' | 'warning' | 'error';
  */
 export function say(text: string, near?: Element, kind: SayKind = 'success'): HTMLElement | null {
   const el = document.getElementById('status');
-  if (el) {
+  // a refusal for the person's role (api.ts) stays in the status line while its view says the error by the control
+  const refusal = el?.dataset.refusal === 'true' && !el.hidden && kind === 'error' && near !== undefined;
+  if (el && !refusal) {
+    delete el.dataset.refusal;
     // an error near its control is that control's alert; the polite region would say it twice
     el.textContent = kind === 'error' && near ? '' : text;
     el.hidden = el.textContent === '';
@@ -95,6 +98,7 @@ export function unsay(near?: Element): void {
   const keep = keepOnce && Date.now() - saidAt < 1500;
   keepOnce = false;
   if (el && !keep) {
+    delete el.dataset.refusal;
     el.hidden = true;
     el.textContent = '';
     el.classList.remove('visually-hidden');

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { packageRoot } from '../../src/paths.js';
 import { UserDirectory } from '../../src/http/users-directory.js';
-import { TOKENS, writeUsers } from '../users-fixture.js';
+import { TOKENS, USERS, writeUsers } from '../users-fixture.js';
 import { editorText, setEditorText, sourceBox } from './editor-page.js';
 import { browserMissing, useBrowser } from './harness.js';
 import { headerLines, NARROW, tooWide } from './narrow.js';
@@ -21,9 +21,14 @@ if (missing) console.warn(missing);
 describe.skipIf(missing !== null)('users and roles (e2e)', () => {
   const t = useBrowser();
 
+  /** the last desk served: its users (read again by a test that changes a role) and where their file is */
+  let desk: { users: UserDirectory; dir: string; app: Awaited<ReturnType<typeof buildApp>> };
+
   async function served(): Promise<string> {
     const dir = t.tempDir('desk-e2e-users-');
-    const app = t.defer(await buildApp({ libraryOptions: { root: join(dir, 'library') }, users: UserDirectory.open({ file: await writeUsers(dir) }) }));
+    const users = UserDirectory.open({ file: await writeUsers(dir) });
+    const app = t.defer(await buildApp({ libraryOptions: { root: join(dir, 'library') }, users }));
+    desk = { users, dir, app };
     await app.listen({ port: 0, host: '127.0.0.1' });
     const addr = app.server.address();
     if (!addr || typeof addr === 'string') throw new Error('no port');
@@ -160,5 +165,19 @@ describe.skipIf(missing !== null)('users and roles (e2e)', () => {
     const list = page.getByRole('list', { name: 'Versions of quick-fix' });
     await expect.poll(() => list.locator('.history-item').count(), { timeout: 10_000 }).toBeGreaterThan(0);
     await expect.poll(() => list.locator('.history-item').first().locator('.history-who').textContent()).toBe('ann');
+
+    // ann's role drops to viewer while her tab is open: the refused save is said in the status line, in words
+    await writeUsers(desk.dir, USERS.map((u) => (u.name === 'ann' ? { ...u, role: 'viewer' as const } : u)));
+    await desk.users.reload(desk.app.log);
+    await page.goto(`${base}/#/templates/quick-fix`);
+    await expect.poll(() => editorText(page, 'quick-fix')).toContain('Saved by ann in the browser');
+    await setEditorText(page, 'quick-fix', (await editorText(page, 'quick-fix')).replace('Saved by ann in the browser', 'Not to be saved'));
+    await expect.poll(() => save.isEnabled()).toBe(true);
+    await save.click();
+    const status = page.locator('#status');
+    await status.waitFor();
+    expect(await status.textContent()).toContain('needs the editor role');
+    expect(await status.getAttribute('data-kind')).toBe('error');
+    expect((await read()).source).toContain('Saved by ann in the browser');
   });
 });
