@@ -111,4 +111,21 @@ describe.skipIf(missing !== null)('the MCP card app (e2e)', () => {
     expect(inCard.violations).toEqual([]);
     expect(inCard.passes).toBeGreaterThan(10);
   });
+
+  it('shows a draft_launch result as its runs, one per ticket, each node with what it can touch', async () => {
+    const args = { template: 'quick-fix', inputs: { tickets: ['DESK-1', 'DESK-2', 'DESK-3'] } };
+    const result = await carl.callTool({ name: 'draft_launch', arguments: args });
+    expect(result.isError ?? false).toBe(false);
+    const html = ((await carl.readResource({ uri: CARD_URI })).contents[0] as { text: string }).text;
+    const page = await t.page({ viewport: { width: 1000, height: 1400 } });
+    const { errors } = await host(page);
+    await page.evaluate(([h, a, r]) => (globalThis as unknown as { showResult(...x: unknown[]): Promise<void> }).showResult(h, a, r), [html, args, result] as const);
+    const card = page.frameLocator('iframe[title="Template card"]');
+    await expect.poll(() => card.locator('section h3').allTextContents()).toEqual(['Run 1', 'Run 2', 'Run 3']);
+    const nodes = (result.structuredContent as { preview: { runs: { nodes: { id: string; touches: string[] }[] }[] } }).preview.runs[0]!.nodes;
+    expect(await card.locator('section').first().locator('tr[data-node] th code').allTextContents()).toEqual(nodes.map((n) => n.id));
+    const work = nodes.find((n) => n.id === 'work')!;
+    expect(await card.locator('section').first().locator('tr[data-node="work"] .chip').allTextContents()).toEqual(work.touches);
+    expect(errors).toEqual([]);
+  });
 });
