@@ -3,9 +3,20 @@ import { clear, h } from './dom.js';
 import { skeleton } from './format.js';
 import { nameField } from './name-field.js';
 import { errorText, say } from './ui.js';
+import { can } from './me.js';
 
 /** `#/new`: a new custom template — name and purpose, then a skeleton that is valid as written, saved with PUT. */
 export function newTemplateView(): HTMLElement {
+  // creating is an editor's (me.ts): a viewer or conductor who follows a link here is told, with no form to fill in vain
+  if (!can('editor')) {
+    return h(
+      'div',
+      { class: 'new-form' },
+      h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / new template'),
+      h('h2', {}, 'New template'),
+      h('p', { class: 'callout' }, 'Creating a template needs the editor role.'),
+    );
+  }
   const name = nameField('new-name', 'Name');
   const purpose = h('input', { id: 'new-purpose', required: true, autocomplete: 'off' });
   const out = h('div', { class: 'notices' });

@@ -108,6 +108,11 @@ describe.skipIf(missing !== null)('users and roles (e2e)', () => {
     expect(await box.getAttribute('aria-describedby')).toBe('kit-why');
     expect(await page.locator('#kit-why').textContent()).toContain('editor role');
 
+    // a link to New template: told, no form to fill in vain
+    await page.goto(`${base}/#/new`);
+    await page.getByText('Creating a template needs the editor role.').waitFor();
+    expect(await page.getByRole('button', { name: 'Create' }).count()).toBe(0);
+
     // a pending proposal (the conductor's): the viewer reads it, and cannot decide it; an editor can
     const shipped = (await (await fetch(`${base}/api/desk/templates/quick-fix`, { headers: { authorization: `Bearer ${TOKENS.vera}` } })).json()) as { source: string };
     const made = await fetch(`${base}/api/desk/proposals`, {
