@@ -276,12 +276,27 @@ describe('the guards', () => {
     const token = { authorization: `Bearer ${(await import('./users-fixture.js')).TOKENS.carl}` };
     const r = await post(desk.base, INITIALIZE, token);
     expect(r.status).toBe(200);
-    expect(r.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     expect(r.headers.get('cache-control')).toBe('no-store');
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(await r.text()).toMatch(/"protocolVersion":"2025-11-25"/);
+    expect(((await r.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
     await new Promise((done) => setTimeout(done, 50));
     expect(desk.log.filter((l) => l.msg === 'request' && l.url === MCP && l.method === 'POST').at(-1)).toMatchObject({ status: 200, user: 'carl' });
+  });
+
+  test('a tool call with a progress token is answered as an event stream, with the same headers; without one, as JSON', async () => {
+    const token = { authorization: `Bearer ${(await import('./users-fixture.js')).TOKENS.carl}` };
+    const call = (meta: object) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_template', arguments: { name: 'quick-fix' }, ...meta } });
+    const streamed = await post(desk.base, call({ _meta: { progressToken: 'p1' } }), token);
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(streamed.headers.get('cache-control')).toBe('no-store');
+    expect(streamed.headers.get('x-content-type-options')).toBe('nosniff');
+    const event = (await streamed.text()).split('\n').find((l) => l.startsWith('data: '));
+    expect(JSON.parse(event!.slice(6))).toMatchObject({ id: 7, result: { structuredContent: { name: 'quick-fix' } } });
+    const plain = await post(desk.base, call({}), token);
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await plain.json()) as { result: { structuredContent: { name: string } } }).result.structuredContent.name).toBe('quick-fix');
   });
 
   test('protocol 2025-06-18 is spoken too', async () => {

@@ -27,29 +27,28 @@ export interface DeskServerOptions {
   asker: Asker;
   /** aborted when the service stops: a wait answers now */
   stopping: AbortSignal;
+  /** from sharedValidator(), one for the endpoint */
+  validator: jsonSchemaValidator;
 }
 
 const INSTRUCTIONS =
   'The desk keeps the template library an agent harness launches from. You are a conductor: you may read templates, validate a text, propose a template and draft a launch; the operator decides each at the desk, and await_decision tells you what they chose. Nothing you do saves, approves or dismisses.';
 
 /**
- * One JSON Schema validator for every request's server, made at the first
- * use: a Server makes its own otherwise, and a new Ajv with its formats costs
- * more than the rest of a request. The desk never elicits, which is all a
- * server validates with it.
+ * One JSON Schema validator for every request's server: a Server makes its
+ * own otherwise, and a new Ajv with its formats costs more than the rest of
+ * a request. The desk never elicits, which is all a server validates with
+ * it. Made once by whoever mounts the endpoint (src/http/routes/mcp.ts).
  */
-let validator: AjvJsonSchemaValidator | null = null;
-const sharedValidator: jsonSchemaValidator = {
-  getValidator: (schema) => {
-    validator ??= new AjvJsonSchemaValidator();
-    return validator.getValidator(schema);
-  },
-};
+export function sharedValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | null = null;
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
 
 export function deskServer(o: DeskServerOptions): Server {
   const server = new Server(
     { name: 'desk-library', title: 'Desk library', version: packageVersion },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: o.validator },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...TOOL_LISTINGS] }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {

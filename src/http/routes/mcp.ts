@@ -12,10 +12,10 @@
 import type { ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
 import type { Library } from '../../library/types.js';
-import { deskServer } from '../../mcp/server.js';
+import { deskServer, sharedValidator } from '../../mcp/server.js';
 import type { LaunchStore, ProposalStore } from '../../library/records-contract.js';
 import { errorResponses } from '../schemas.js';
 import { askerOf } from './asker.js';
@@ -36,10 +36,13 @@ export const MCP_HEADERS: Readonly<Record<string, string>> = {
  * head: an event stream's own `cache-control: no-cache` would let a cache
  * keep one person's result.
  */
-function ownHeaders(res: ServerResponse): void {
+function ownHeaders(res: ServerResponse, stopping: AbortSignal): void {
   for (const [k, v] of Object.entries(MCP_HEADERS)) res.setHeader(k, v);
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
   res.writeHead = ((...args: unknown[]) => {
+    // what fastify does for a reply it sends while closing: a kept-alive socket would hold the close
+    // until the client's keep-alive ends (70 s seen for an await_decision answered at the stop)
+    if (stopping.aborted) res.setHeader('connection', 'close');
     for (const a of args.slice(1)) {
       if (a === null || typeof a !== 'object' || Array.isArray(a)) continue;
       const headers = a as Record<string, unknown>;
@@ -47,6 +50,19 @@ function ownHeaders(res: ServerResponse): void {
     }
     return writeHead(...args);
   }) as ServerResponse['writeHead'];
+}
+
+/**
+ * A tool call that carries a progress token may send notifications before
+ * its answer, so it is answered as an event stream; every other request as
+ * one JSON body, which the transport allows either way. The stream's
+ * web-stream plumbing on both ends cost more than the rest of a call
+ * (bench/RESULTS.md, mcp).
+ */
+function mayProgress(body: Static<typeof JsonRpcMessage>): boolean {
+  if (body.method !== 'tools/call' || body.params === null || typeof body.params !== 'object') return false;
+  const meta = (body.params as { _meta?: unknown })._meta;
+  return meta !== null && typeof meta === 'object' && (meta as { progressToken?: unknown }).progressToken !== undefined;
 }
 
 const JsonRpcMessage = Type.Object(
@@ -64,6 +80,7 @@ const JsonRpcMessage = Type.Object(
 export const mcpRoutes: FastifyPluginAsyncTypebox<{ library: Library; proposals: ProposalStore; launches: LaunchStore }> = async (app, { library, proposals, launches }) => {
   // the service stops: a wait for a decision answers now, so no request holds the close
   const stopping = new AbortController();
+  const validator = sharedValidator();
   app.addHook('preClose', async () => stopping.abort());
 
   app.post(
@@ -75,8 +92,8 @@ export const mcpRoutes: FastifyPluginAsyncTypebox<{ library: Library; proposals:
         body: JsonRpcMessage,
         response: {
           200: {
-            description: 'the JSON-RPC answer, as Server-Sent Events (a tool call may send progress first)',
-            content: { 'text/event-stream': { schema: Type.String() } },
+            description: 'the JSON-RPC answer: one JSON body, or Server-Sent Events for a tool call that sent a progress token (progress first, then the answer)',
+            content: { 'application/json': { schema: JsonRpcMessage }, 'text/event-stream': { schema: Type.String() } },
           },
           202: { description: 'a notification or a response, taken', content: { 'text/event-stream': { schema: Type.Null() } } },
           ...errorResponses,
@@ -86,9 +103,9 @@ export const mcpRoutes: FastifyPluginAsyncTypebox<{ library: Library; proposals:
     async (req, reply) => {
       reply.hijack();
       const res = reply.raw;
-      ownHeaders(res);
-      const server = deskServer({ library, proposals, launches, asker: askerOf(req), stopping: stopping.signal });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+      ownHeaders(res, stopping.signal);
+      const server = deskServer({ library, proposals, launches, asker: askerOf(req), stopping: stopping.signal, validator });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !mayProgress(req.body) });
       res.once('close', () => {
         void transport.close();
         void server.close();
