@@ -42,7 +42,12 @@ const INSTRUCTIONS =
  */
 export function sharedValidator(): jsonSchemaValidator {
   let ajv: AjvJsonSchemaValidator | null = null;
-  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+  return {
+    getValidator: (schema) => {
+      ajv ??= new AjvJsonSchemaValidator();
+      return ajv.getValidator(schema);
+    },
+  };
 }
 
 export function deskServer(o: DeskServerOptions): Server {
