@@ -10,6 +10,7 @@ import { type App, buildApp } from '../src/app.js';
 import { ROUTE_ROLES } from '../src/http/auth-rules.js';
 import { UserDirectory } from '../src/http/users-directory.js';
 import { openLibrary } from '../src/library/library.js';
+import type { Library } from '../src/library/types.js';
 import type { DeskEvent } from '../src/schema/events.js';
 import type { UserRole } from '../src/http/users.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
@@ -80,20 +81,19 @@ const RANK: UserRole[] = ['viewer', 'conductor', 'editor'];
 
 let fx: Fixture;
 let app: App;
+/** opened here, so the tests can wait for its commits to land */
+let library: Library;
 
 beforeAll(async () => {
   fx = await fixture();
   const users = UserDirectory.open({ file: await writeUsers(fx.dir) });
-  app = await buildApp({
-    libraryOptions: { root: fx.root, harnessDir: fx.harness, history: { author: 'Desk One <desk@one.example>' } },
-    web: false,
-    users,
-    authRate: { max: 1_000_000 },
-  });
+  library = await openLibrary({ root: fx.root!, harnessDir: fx.harness, history: { author: 'Desk One <desk@one.example>', authorOf: (w) => users.authorOf(w) } });
+  app = await buildApp({ library, web: false, users, authRate: { max: 1_000_000 } });
   await app.ready();
 });
 afterAll(async () => {
   await app?.close();
+  await library?.close();
   await fx?.cleanup();
 });
 
@@ -105,15 +105,10 @@ const send = (method: string, path: string, headers: Record<string, string> = {}
     ...(method === 'GET' || method === 'DELETE' ? {} : { payload: '{}' }),
   });
 
-/** HEAD once no commit has landed for 300 ms (commits land a little after the write that queued them) */
+/** HEAD once every commit queued so far has landed (commits land a little after the write that queued them) */
 async function settledHead(): Promise<string> {
-  let last = headOf();
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 300));
-    const now = headOf();
-    if (now === last && now !== '') return now;
-    last = now;
-  }
+  await library.history.settle();
+  return headOf();
 }
 
 /** HEAD's commit, or '' before the first */
