@@ -4,25 +4,7 @@
  * keeps anything.
  */
 import type { FastifyReply } from 'fastify';
-import type { RoleEntry, TemplateDetail } from '../library/types.js';
-
-/** A template's answer; `d` carries its card (the library builds it when asked: `{ card: true }`). */
-export function templateAnswer(d: TemplateDetail) {
-  if (!d.card) throw new Error(`the answer for ${d.name} was read without its card`);
-  return {
-    name: d.name,
-    state: d.state,
-    shipped: d.shipped,
-    read_only: d.read_only,
-    edited_outside: d.edited_outside,
-    source: d.source,
-    shipped_source: d.shipped_source,
-    valid: d.valid,
-    problems: d.problems,
-    card: d.card,
-    ...(d.diverged ? { diverged: d.diverged } : {}),
-  };
-}
+import type { RoleEntry } from '../library/types.js';
 
 export function roleSummary(r: RoleEntry) {
   return {

@@ -1,42 +1,11 @@
 /**
- * Records → tool results: a proposal as `POST /api/desk/proposals` answers
- * it, a launch draft as `POST /api/desk/launches` does, and the decision
- * await_decision reports. Plain objects, each exactly its result schema.
+ * The decision await_decision reports, and its sentence for hosts that show
+ * only text. A proposal and a draft themselves are answered as the routes
+ * answer them (src/library/answers.ts).
  */
+import type { ProposalRecord } from '../library/proposals/record.js';
 import type { LaunchView } from '../library/records-contract.js';
-import { proposalCard } from '../library/proposals/card.js';
-import { type ProposalRecord, summaryOf } from '../library/proposals/record.js';
-import type { Library } from '../library/types.js';
-import type { LaunchAnswer } from '../schema/launches.js';
-import type { ProposalAnswer } from '../schema/proposals.js';
 import type { DecisionAnswer } from './schemas.js';
-
-/** The proposal with its card against the library as it is now, as the proposal routes answer it. */
-export async function proposalAnswer(library: Library, r: ProposalRecord): Promise<ProposalAnswer> {
-  const card = await proposalCard(library, { name: r.name, purpose: r.purpose, source: r.source });
-  return { ...summaryOf(r), source: r.source, valid: card.valid, problems: card.problems, card };
-}
-
-/** The draft as the launch routes answer it. */
-export function draftAnswer({ rec, preview, current }: LaunchView): LaunchAnswer {
-  return {
-    id: rec.id,
-    status: rec.status,
-    template: rec.template,
-    etag: rec.etag,
-    from: rec.from,
-    note: rec.note,
-    decision_note: rec.decision_note,
-    created_at: rec.created_at,
-    decided_at: rec.decided_at,
-    decided_by: rec.decided_by,
-    inputs: rec.inputs,
-    preview,
-    runs: rec.status === 'approved' ? preview.runs : null,
-    current_etag: current,
-    changed: rec.status === 'pending' && current !== rec.etag,
-  };
-}
 
 export function proposalDecision(r: ProposalRecord): DecisionAnswer {
   return {

@@ -4,6 +4,7 @@
  * They write nothing and need no decision.
  */
 import { DeskError } from '../errors.js';
+import { templateAnswer } from '../library/answers.js';
 import type { TemplateDetail } from '../library/types.js';
 import { isTemplateName } from '../template/names.js';
 import { inputRuns } from '../template/model.js';
@@ -60,20 +61,7 @@ export const getTemplate = tool({
   async run({ name }, { library }) {
     const d = await library.getTemplate(name, { card: true });
     if (!d?.card) throw new DeskError('not_found', `no template ${name}; list_templates names them`);
-    const structured = {
-      name: d.name,
-      state: d.state,
-      shipped: d.shipped,
-      read_only: d.read_only,
-      edited_outside: d.edited_outside,
-      source: d.source,
-      shipped_source: d.shipped_source,
-      valid: d.valid,
-      problems: d.problems,
-      card: d.card,
-      ...(d.diverged ? { diverged: d.diverged } : {}),
-      etag: d.etag,
-    };
+    const structured = { ...templateAnswer(d), etag: d.etag };
     // the card's facts in words; the source is in the structured result, and a text-only host can attach desk://templates/<name>
     return { structured, text: `${d.name} (${d.state}, etag ${d.etag}): ${d.card.purpose ?? '—'}\n${cardText(d.card)}\nsource: desk://templates/${d.name}` };
   },

@@ -8,7 +8,8 @@
  */
 import { DeskError } from '../errors.js';
 import type { LaunchView } from '../library/records-contract.js';
-import { decisionText, draftAnswer, launchDecision, proposalAnswer, proposalDecision } from './answers.js';
+import { launchAnswer, proposalAnswer } from '../library/answers.js';
+import { decisionText, launchDecision, proposalDecision } from './answers.js';
 import { cardText, runsText } from './card-text.js';
 import {
   AwaitDecisionArgs,
@@ -32,7 +33,7 @@ function problemLines(problems: readonly { severity?: string; code: string; path
 }
 
 function draftText(v: LaunchView): string {
-  const a = draftAnswer(v);
+  const a = launchAnswer(v);
   if (a.status !== 'pending') return `launch draft ${a.id} of ${a.template} is ${a.status}${a.decided_by ? ` by ${a.decided_by}` : ''}.`;
   const preview = a.preview.ok ? `${a.preview.runs.length} run(s) on approval` : 'its preview does not check';
   return `launch draft ${a.id} of ${a.template} waits for the operator: ${preview}.${a.preview.problems.length ? `\n${problemLines(a.preview.problems)}` : ''}${a.preview.runs.length ? `\n${runsText(a.preview.runs)}` : ''}`;
@@ -66,7 +67,7 @@ export const draftLaunch = tool({
   card: true,
   async run(args, { launches, asker }) {
     const v = await launches.create(args, asker);
-    return { structured: draftAnswer(v), text: `${draftText(v)} Call await_decision with id ${v.rec.id}.` };
+    return { structured: launchAnswer(v), text: `${draftText(v)} Call await_decision with id ${v.rec.id}.` };
   },
 });
 
@@ -112,6 +113,6 @@ export const withdrawLaunch = tool({
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ id }, { launches, asker }) {
     const v = await launches.withdraw(id, asker);
-    return { structured: draftAnswer(v), text: draftText(v) };
+    return { structured: launchAnswer(v), text: draftText(v) };
   },
 });

@@ -12,7 +12,6 @@ import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
 import { isRefusal, type LaunchStore, type LaunchView } from '../../library/launches/store.js';
 import {
-  type LaunchAnswer,
   LaunchAnswerSchema,
   LaunchApproveSchema,
   LaunchCreateSchema,
@@ -23,32 +22,13 @@ import {
   LaunchRefusalSchema,
   WaitQuery,
 } from '../../schema/launches.js';
+import { launchAnswer } from '../../library/answers.js';
 import { precondition } from '../answers.js';
 import { errorResponses } from '../schemas.js';
 import { askerOf, retryAfter } from './asker.js';
 
 const IdParams = Type.Object({ id: LaunchId });
 
-/** A draft as answered. */
-export function launchAnswer({ rec, preview, current }: LaunchView): LaunchAnswer {
-  return {
-    id: rec.id,
-    status: rec.status,
-    template: rec.template,
-    etag: rec.etag,
-    from: rec.from,
-    note: rec.note,
-    decision_note: rec.decision_note,
-    created_at: rec.created_at,
-    decided_at: rec.decided_at,
-    decided_by: rec.decided_by,
-    inputs: rec.inputs,
-    preview,
-    runs: rec.status === 'approved' ? preview.runs : null,
-    current_etag: current,
-    changed: rec.status === 'pending' && current !== rec.etag,
-  };
-}
 
 /**
  * A draft's answer, written by JSON.stringify rather than the response

@@ -8,8 +8,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import { proposalCard } from '../../library/proposals/card.js';
-import { summaryOf, type ProposalRecord } from '../../library/proposals/record.js';
+import { proposalAnswer } from '../../library/answers.js';
+import type { ProposalRecord } from '../../library/proposals/record.js';
 import type { ProposalStore } from '../../library/proposals/store.js';
 import type { Library } from '../../library/types.js';
 import {
@@ -54,10 +54,7 @@ const ProposalSaveBody = Type.Object(
 export const proposalRoutes: FastifyPluginAsyncTypebox<{ library: Library; store: ProposalStore }> = async (app, o) => {
   const { library, store } = o;
 
-  const answer = async (r: ProposalRecord) => {
-    const card = await proposalCard(library, { name: r.name, purpose: r.purpose, source: r.source });
-    return { ...summaryOf(r), source: r.source, valid: card.valid, problems: card.problems, card };
-  };
+  const answer = (r: ProposalRecord) => proposalAnswer(library, r);
   const known = async (id: string) => {
     const r = await store.get(id);
     if (!r) throw new DeskError('not_found', `no proposal ${id}`);

@@ -6,7 +6,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Library } from '../../library/types.js';
 import { TemplateAnswerSchema, TemplateName } from '../../schema/templates.js';
-import { ifMatch, templateAnswer, withEtag } from '../answers.js';
+import { templateAnswer } from '../../library/answers.js';
+import { ifMatch, withEtag } from '../answers.js';
 import { errorResponses } from '../schemas.js';
 import { whoOf } from '../auth.js';
 
