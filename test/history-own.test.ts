@@ -1,37 +1,11 @@
-/**
- * Every version a name had on this desk stays in its history (docs/history.md,
- * "This desk's own versions"): the copy a desk kept while a name was
- * diverged stays reachable on local refs that are never pushed, after the
- * name is settled too; its history lists them `shared: false`, restore brings
- * one back, and take theirs loses nothing. `git fsck` is clean after each.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { describe, expect, it } from 'vitest';
 import { ALPHA, API } from './http-fixture.js';
-import { type Desk, fsckClean, get, gitIn, gitOf, openDesk, restart, save, sync } from './sync-desks.js';
+import { type Desk, fsckClean, get, gitIn, gitOf, openDesk, restart, save, sync, teamPerTest } from './sync-desks.js';
 
-let dir: string;
-let bare: string;
-let desks: Desk[] = [];
+const team = teamPerTest('desk-own-');
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'desk-own-'));
-  bare = join(dir, 'team.git');
-  gitIn(dir, 'init', '--bare', '-q', '-b', 'main', bare);
-});
-
-afterEach(async () => {
-  for (const d of desks) {
-    await d.app.close();
-    await d.fx.cleanup();
-  }
-  desks = [];
-  await rm(dir, { recursive: true, force: true });
-});
-
-const desk = (): Promise<Desk> => openDesk(bare, desks);
+const desk = (): Promise<Desk> => openDesk(team.bare, team.desks);
 const custom = (p: string) => ALPHA.replace('name: alpha', 'name: mock-first').replace('purpose: one worker then a gate', `purpose: ${p}`);
 
 interface Listed {
@@ -67,8 +41,8 @@ describe("a desk's own version of a diverged name", () => {
     expect(refs.length).toBeGreaterThan(0);
     expect(refs.every((r) => r.startsWith('refs/desk/own/templates/mock-first/'))).toBe(true);
     // never pushed: the remote has no such ref, nor the commits they hold
-    expect(gitIn(bare, 'for-each-ref', '--format=%(refname)')).toBe('refs/heads/main');
-    for (const r of refs) expect(() => gitIn(bare, 'cat-file', '-e', `${gitOf(b, 'rev-parse', r)}^{commit}`)).toThrow();
+    expect(gitIn(team.bare, 'for-each-ref', '--format=%(refname)')).toBe('refs/heads/main');
+    for (const r of refs) expect(() => gitIn(team.bare, 'cat-file', '-e', `${gitOf(b, 'rev-parse', r)}^{commit}`)).toThrow();
     const listed = await history(b, 'mock-first');
     const own = listed.filter((v) => !v.shared);
     expect(own.length).toBeGreaterThan(0);
@@ -81,9 +55,9 @@ describe("a desk's own version of a diverged name", () => {
     expect(restored.statusCode, restored.body).toBe(200);
     expect((await get(b, 'mock-first')).source).toBe(mine.source);
     await sync(b);
-    expect(gitIn(bare, 'show', 'main:templates/mock-first.yaml')).toContain('from B');
+    expect(gitIn(team.bare, 'show', 'main:templates/mock-first.yaml')).toContain('from B');
     // still there after a restart
-    await restart(b, bare);
+    await restart(b, team.bare);
     expect(gitOf(b, 'for-each-ref', '--format=%(refname)', 'refs/desk/own/').split('\n')).toEqual(refs);
     fsckClean(a);
     fsckClean(b);

@@ -1,37 +1,10 @@
-/**
- * A teammate's 70 MB file, pushed with plain git, is never read and never
- * deleted (docs/history.md, How a round merges): on the fast-forward and the
- * merge path, for a template and a role, it reads `diverged` `too_large` with
- * its size, stays in HEAD and on the remote across a restart and the pushes
- * after it, and `git status` and `git fsck` are clean. `npm test` runs the
- * same with a 200 KB file (sync-teammate.test.ts); this is `test:proof`'s.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { describe, expect, it } from 'vitest';
 import { ALPHA } from './http-fixture.js';
 import { fullProof } from './proof-helpers.js';
-import { type Desk, fsckClean, gitIn, gitOf, openDesk, restart, save, sync, teammate } from './sync-desks.js';
+import { fsckClean, gitIn, gitOf, openDesk, restart, save, sync, teammate, teamPerTest } from './sync-desks.js';
 
-let dir: string;
-let bare: string;
-let desks: Desk[] = [];
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'desk-large-'));
-  bare = join(dir, 'team.git');
-  gitIn(dir, 'init', '--bare', '-q', '-b', 'main', bare);
-});
-
-afterEach(async () => {
-  for (const d of desks) {
-    await d.app.close();
-    await d.fx.cleanup();
-  }
-  desks = [];
-  await rm(dir, { recursive: true, force: true });
-});
+const team = teamPerTest('desk-large-');
 
 const purpose = (p: string) => ALPHA.replace('purpose: one worker then a gate', `purpose: ${p}`);
 const MB70 = 70 * 1024 * 1024;
@@ -53,10 +26,10 @@ describe.skipIf(!fullProof())('a teammate pushes a 70 MB file', () => {
   for (const c of cases) {
     for (const way of ['fast-forward', 'merge'] as const) {
       it(`a ${c.kind} (${way}): diverged too_large, kept in HEAD and on the remote across a restart`, { timeout: 300_000 }, async () => {
-        const a = await openDesk(bare, desks);
+        const a = await openDesk(team.bare, team.desks);
         await save(a, 'alpha', purpose('first'));
         await sync(a);
-        const tm = teammate(dir, bare);
+        const tm = teammate(team.dir, team.bare);
         const bytes = large(c.kind === 'template' ? 'template:\n  name: huge-one\n' : '# Huge\n\n');
         tm.write(c.path, bytes);
         tm.push('a 70 MB file');
@@ -66,11 +39,11 @@ describe.skipIf(!fullProof())('a teammate pushes a 70 MB file', () => {
         expect(st.diverged_detail).toEqual([{ name: c.name, kind: c.kind, reason: 'too_large', problems: [], size: MB70 }]);
         expect(gitOf(a, 'cat-file', '-s', `HEAD:${c.path}`)).toBe(String(MB70));
         expect(gitOf(a, 'status', '--porcelain')).toBe('');
-        await restart(a, bare);
+        await restart(a, team.bare);
         await save(a, 'alpha', purpose('third'));
         await sync(a);
         expect(gitOf(a, 'log', '--format=%s')).not.toMatch(new RegExp(`found on disk: (role )?${c.name}`));
-        expect(gitIn(bare, 'cat-file', '-s', `main:${c.path}`)).toBe(String(MB70));
+        expect(gitIn(team.bare, 'cat-file', '-s', `main:${c.path}`)).toBe(String(MB70));
         expect(gitOf(a, 'status', '--porcelain')).toBe('');
         fsckClean(a);
       });

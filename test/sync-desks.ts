@@ -4,8 +4,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import type { App } from '../src/app.js';
 import type { Library } from '../src/library/types.js';
 import type { SyncStatus } from '../src/schema/sync.js';
@@ -19,6 +21,28 @@ export interface Desk {
 }
 
 /** the interval is out of the way: every sync in these tests is asked for */
+/**
+ * A bare team remote made afresh for each test of the file, and the desks a
+ * test opens on it, closed and removed after it (call at the top of a file).
+ */
+export function teamPerTest(prefix: string): { readonly dir: string; readonly bare: string; desks: Desk[] } {
+  const team = { dir: '', bare: '', desks: [] as Desk[] };
+  beforeEach(async () => {
+    team.dir = await mkdtemp(join(tmpdir(), prefix));
+    team.bare = join(team.dir, 'team.git');
+    gitIn(team.dir, 'init', '--bare', '-q', '-b', 'main', team.bare);
+  });
+  afterEach(async () => {
+    for (const d of team.desks) {
+      await d.app.close();
+      await d.fx.cleanup();
+    }
+    team.desks = [];
+    await rm(team.dir, { recursive: true, force: true });
+  });
+  return team;
+}
+
 export const HOUR = 3_600_000;
 
 /** A desk on `remote`, added to `opened` so the test's afterEach closes it. */

@@ -8,34 +8,15 @@
  * `git fsck` is clean after each.
  */
 import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SyncStatus } from '../src/schema/sync.js';
 import { ALPHA, API } from './http-fixture.js';
-import { type Desk, fsckClean, get, gitIn, gitOf, openDesk, restart, save, sync, teammate } from './sync-desks.js';
+import { type Desk, fsckClean, get, gitIn, gitOf, openDesk, restart, save, sync, teammate, teamPerTest } from './sync-desks.js';
 
-let dir: string;
-let bare: string;
-let desks: Desk[] = [];
+const team = teamPerTest('desk-teammate-');
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'desk-teammate-'));
-  bare = join(dir, 'team.git');
-  gitIn(dir, 'init', '--bare', '-q', '-b', 'main', bare);
-});
-
-afterEach(async () => {
-  for (const d of desks) {
-    await d.app.close();
-    await d.fx.cleanup();
-  }
-  desks = [];
-  await rm(dir, { recursive: true, force: true });
-});
-
-const desk = (): Promise<Desk> => openDesk(bare, desks);
+const desk = (): Promise<Desk> => openDesk(team.bare, team.desks);
 const purpose = (p: string) => ALPHA.replace('purpose: one worker then a gate', `purpose: ${p}`);
 const custom = (name: string, p: string) => purpose(p).replace('name: alpha', `name: ${name}`);
 const status = async (d: Desk): Promise<SyncStatus> => (await d.app.inject({ method: 'GET', url: `${API}/sync` })).json();
@@ -45,7 +26,7 @@ const BIG_TEMPLATE = `${custom('big-one', 'huge')}# ${'x'.repeat(200 * 1024)}\n`
 const BIG_ROLE = `# Big\n\n${'y'.repeat(1100 * 1024)}\n`;
 
 /** The paths the remote's main holds. */
-const onRemote = () => gitIn(bare, 'ls-tree', '-r', '--name-only', 'main').split('\n');
+const onRemote = () => gitIn(team.bare, 'ls-tree', '-r', '--name-only', 'main').split('\n');
 
 describe("a teammate's file over the cap", () => {
   for (const path of ['fast-forward', 'merge'] as const) {
@@ -53,7 +34,7 @@ describe("a teammate's file over the cap", () => {
       const a = await desk();
       await save(a, 'alpha', purpose('first'));
       await sync(a);
-      const tm = teammate(dir, bare);
+      const tm = teammate(team.dir, team.bare);
       tm.write('templates/big-one.yaml', BIG_TEMPLATE);
       tm.push('a big template');
       if (path === 'merge') await save(a, 'alpha', purpose('second, not pushed yet'));
@@ -66,13 +47,13 @@ describe("a teammate's file over the cap", () => {
       const r = await a.app.inject({ method: 'GET', url: `${API}/sync/templates/big-one` });
       expect(r.statusCode, r.body).toBe(200);
       expect(r.json()).toMatchObject({ reason: 'too_large', remote_source: null, remote_size: Buffer.byteLength(BIG_TEMPLATE) });
-      await restart(a, bare);
+      await restart(a, team.bare);
       expect(gitOf(a, 'log', '--format=%s')).not.toMatch(/found on disk: (big-one|role big_role)/);
       await save(a, 'alpha', purpose('third'));
       const again = await sync(a);
       expect(again.diverged).toEqual(['big-one']);
       expect(onRemote()).toContain('templates/big-one.yaml');
-      expect(gitIn(bare, 'cat-file', '-s', 'main:templates/big-one.yaml')).toBe(String(Buffer.byteLength(BIG_TEMPLATE)));
+      expect(gitIn(team.bare, 'cat-file', '-s', 'main:templates/big-one.yaml')).toBe(String(Buffer.byteLength(BIG_TEMPLATE)));
       expect(gitOf(a, 'status', '--porcelain')).toBe('');
       fsckClean(a);
     });
@@ -81,7 +62,7 @@ describe("a teammate's file over the cap", () => {
       const a = await desk();
       await save(a, 'alpha', purpose('first'));
       await sync(a);
-      const tm = teammate(dir, bare);
+      const tm = teammate(team.dir, team.bare);
       tm.write('roles/big_role/role.md', BIG_ROLE);
       tm.push('a big role');
       if (path === 'merge') await save(a, 'alpha', purpose('second, not pushed yet'));
@@ -89,7 +70,7 @@ describe("a teammate's file over the cap", () => {
       expect(st.last_error).toBeNull();
       expect(st.diverged_detail).toEqual([{ name: 'big_role', kind: 'role', reason: 'too_large', problems: [], size: Buffer.byteLength(BIG_ROLE) }]);
       expect(gitOf(a, 'status', '--porcelain')).toBe('');
-      await restart(a, bare);
+      await restart(a, team.bare);
       expect(gitOf(a, 'log', '--format=%s')).not.toMatch(/found on disk: (big-one|role big_role)/);
       await save(a, 'alpha', purpose('third'));
       expect((await sync(a)).diverged_roles).toEqual(['big_role']);
@@ -102,12 +83,12 @@ describe("a teammate's file over the cap", () => {
   it('a start that lost the list of diverged names (a kill right after the fast-forward) still commits no deletion of it', async () => {
     const a = await desk();
     await sync(a);
-    const tm = teammate(dir, bare);
+    const tm = teammate(team.dir, team.bare);
     tm.write('templates/big-one.yaml', BIG_TEMPLATE);
     tm.push('a big template');
     await sync(a);
     rmSync(join(a.fx.root!, '.git', 'desk-sync.json'));
-    await restart(a, bare);
+    await restart(a, team.bare);
     await save(a, 'alpha', purpose('after'));
     await sync(a);
     expect(gitOf(a, 'log', '--format=%s')).not.toMatch(/found on disk: big-one/);
@@ -120,7 +101,7 @@ describe('a file over the cap made small again', () => {
   it('is taken at the next round like any new template: the name is no longer diverged', async () => {
     const a = await desk();
     await sync(a);
-    const tm = teammate(dir, bare);
+    const tm = teammate(team.dir, team.bare);
     tm.write('templates/big-one.yaml', BIG_TEMPLATE);
     tm.push('a big template');
     expect((await sync(a)).diverged).toEqual(['big-one']);
@@ -137,12 +118,12 @@ describe('the paths a desk does not load', () => {
   it("a teammate's README stays listed under ignored after three quiet rounds, and across a restart", async () => {
     const a = await desk();
     await sync(a);
-    const tm = teammate(dir, bare);
+    const tm = teammate(team.dir, team.bare);
     tm.write('README.md', '# our library\n');
     tm.push('readme');
     expect((await sync(a)).ignored).toEqual([{ path: 'README.md', reason: 'not_library' }]);
     for (let i = 0; i < 3; i++) expect((await sync(a)).ignored).toEqual([{ path: 'README.md', reason: 'not_library' }]);
-    await restart(a, bare);
+    await restart(a, team.bare);
     expect((await sync(a)).ignored).toEqual([{ path: 'README.md', reason: 'not_library' }]);
     // gone from the remote: gone from the list
     tm.remove('README.md');
@@ -158,7 +139,7 @@ describe("a teammate's new template that does not validate", () => {
   async function arrive(): Promise<Desk> {
     const a = await desk();
     await sync(a);
-    const tm = teammate(dir, bare);
+    const tm = teammate(team.dir, team.bare);
     tm.write('templates/hand-made.yaml', broken);
     tm.push('a template by hand');
     const st = await sync(a);
@@ -188,7 +169,7 @@ describe("a teammate's new template that does not validate", () => {
     await save(a, 'hand-made', fixed);
     const st = await sync(a);
     expect(st.diverged).toEqual([]);
-    expect(gitIn(bare, 'show', 'main:templates/hand-made.yaml')).toBe(fixed.trimEnd());
+    expect(gitIn(team.bare, 'show', 'main:templates/hand-made.yaml')).toBe(fixed.trimEnd());
     expect(gitOf(a, 'status', '--porcelain')).toBe('');
     fsckClean(a);
   });
@@ -211,7 +192,7 @@ describe("a teammate's new template that does not validate", () => {
   it('keep of an over-cap file this desk never had removes it the same way', async () => {
     const a = await desk();
     await sync(a);
-    const tm = teammate(dir, bare);
+    const tm = teammate(team.dir, team.bare);
     tm.write('templates/big-one.yaml', BIG_TEMPLATE);
     tm.push('a big template');
     await sync(a);
