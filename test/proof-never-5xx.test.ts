@@ -47,9 +47,17 @@ beforeAll(async () => {
  * console stream counters, and Node's AbortController/AbortSignal and Blob, which are
  * lazy getters on globalThis until first used (the history's git calls use them). graceful-fs (under
  * proper-lockfile, the root lock) keeps one process-wide queue under a global
- * symbol on purpose, defined once and not deletable.
+ * symbol on purpose, defined once and not deletable. The MCP endpoint's
+ * transport works on web Requests and Responses: Node's lazy File, Headers,
+ * ReadableStream, Request, Response and TextEncoder getters turn into values
+ * at its first request, undici keeps its dispatcher under a global symbol
+ * (defined once, not deletable, like graceful-fs's), and the SDK's zod keeps
+ * its schema registry and config on globalThis.
  */
-const NOT_OURS = { ignoredRootRegex: /^(__vitest_worker__|__vitest_mocker__|console|AbortController|AbortSignal|Blob|Symbol\(graceful-fs\.queue\))$/ };
+const NOT_OURS = {
+  ignoredRootRegex:
+    /^(__vitest_worker__|__vitest_mocker__|console|AbortController|AbortSignal|Blob|File|Headers|ReadableStream|Request|Response|TextEncoder|__zod_globalConfig|__zod_globalRegistry|Symbol\(graceful-fs\.queue\)|Symbol\(undici\.globalDispatcher\.1\))$/,
+};
 
 afterAll(async () => {
   await app?.close();
