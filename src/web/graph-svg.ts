@@ -54,7 +54,7 @@ export function drawGraph(card: Pick<Card, 'name' | 'nodes' | 'cords' | 'header'
         s('title', {}, `${c.from}.${c.outlet} → ${c.to}.${c.inlet}`),
         s('path', { d: c.d, 'marker-end': 'url(#arrow)' }),
         c.outlet && (c.outlet !== 'done' || c.back)
-          ? s('text', { x: c.label.x, y: c.label.y, class: 'port' }, c.outlet)
+          ? s('text', { x: c.label.x, y: c.label.y, class: 'port', 'text-anchor': c.label.anchor }, c.outlet)
           : null,
       ),
     );

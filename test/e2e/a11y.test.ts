@@ -24,6 +24,38 @@ async function violations(page: Page): Promise<Record<string, string[]>> {
   return Object.fromEntries(result.violations.map((v) => [`${v.id} (${v.impact})`, v.nodes.slice(0, 5).map((n) => n.target.join(' '))]));
 }
 
+/**
+ * What is wrong with the card's drawn graph, '' when nothing: the whole graph fits its frame, the terminal
+ * node's box is inside the frame's visible part and no farther right than the column after the others
+ * (in the flow, not off past them), and no two cord labels' boxes intersect, nor a label a node's box.
+ */
+function graphFaults(page: Page): Promise<string> {
+  return page.evaluate<string>(`(() => {
+    const wrap = document.querySelector('.graph-wrap');
+    const svg = wrap.querySelector('svg.graph');
+    const out = [];
+    if (svg.getBoundingClientRect().width > wrap.clientWidth) out.push('graph ' + Math.round(svg.getBoundingClientRect().width) + ' px wide in a ' + wrap.clientWidth + ' px frame');
+    const nodes = [...svg.querySelectorAll('g.node')].map((g) => ({ id: g.dataset.node, terminal: g.querySelector('.flag')?.textContent === 'terminal', r: g.querySelector('rect').getBoundingClientRect() }));
+    const terminal = nodes.find((n) => n.terminal);
+    const others = nodes.filter((n) => !n.terminal);
+    if (terminal && others.length) {
+      const left = Math.min(...others.map((n) => n.r.left));
+      const right = Math.max(...others.map((n) => n.r.right));
+      const frame = wrap.getBoundingClientRect();
+      // one column gap (60 px) at most between the others' rightmost box and the terminal
+      if (terminal.r.left < left - 0.5 || terminal.r.left > right + 61) out.push('terminal ' + terminal.id + ' off to the right of the others');
+      if (terminal.r.left < frame.left || terminal.r.right > frame.right) out.push('terminal ' + terminal.id + ' outside the visible frame');
+    }
+    const labels = [...svg.querySelectorAll('text.port')].map((t) => ({ text: t.textContent + ' (' + t.closest('g').querySelector('title').textContent + ')', r: t.getBoundingClientRect() }));
+    const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    for (let i = 0; i < labels.length; i++) {
+      for (let j = i + 1; j < labels.length; j++) if (meet(labels[i].r, labels[j].r)) out.push('labels ' + labels[i].text + ' and ' + labels[j].text + ' meet');
+      for (const n of nodes) if (meet(labels[i].r, n.r)) out.push('label ' + labels[i].text + ' on node ' + n.id);
+    }
+    return out.join('; ');
+  })()`);
+}
+
 describe.skipIf(missing !== null)('accessibility: axe on every view (e2e)', () => {
   let served: Served;
   let page: Page;
@@ -76,6 +108,17 @@ describe.skipIf(missing !== null)('accessibility: axe on every view (e2e)', () =
     await page.goto(`${served.base}/#/templates/quick-fix/diff`);
     await page.locator('#panel-diff .diff-out').getByText('Loading…').waitFor({ state: 'detached' });
     expect(await violations(page), 'diff').toEqual({});
+
+    // every shipped template's graph at 1280 px: all of it in its frame, the terminal in the flow, no label over another
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const listed = ((await (await api('GET', '/templates')).json()) as { templates: { name: string; shipped: boolean }[] }).templates;
+    const shipped = listed.filter((t) => t.shipped).map((t) => t.name);
+    expect(shipped.length).toBeGreaterThan(5);
+    for (const name of shipped) {
+      await page.goto(`${served.base}/#/templates/${name}/card`);
+      await page.locator('.graph-wrap svg.graph').waitFor();
+      expect(await graphFaults(page), name).toBe('');
+    }
 
     await page.goto(`${served.base}/#/templates/quick-fix/launch`);
     await page.getByRole('button', { name: 'Preview' }).click();
