@@ -41,6 +41,30 @@ function when(at: string): string {
   return Number.isNaN(d.getTime()) ? at : d.toLocaleString();
 }
 
+const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['second', 60],
+  ['minute', 60],
+  ['hour', 24],
+  ['day', 30],
+  ['month', 12],
+  ['year', Number.POSITIVE_INFINITY],
+];
+
+/** `3 minutes ago`: how long ago, as a reader scans a list; the exact time goes in the entry's title */
+export function ago(at: string, now = Date.now()): string {
+  const t = new Date(at).getTime();
+  if (Number.isNaN(t)) return at;
+  let n = Math.round((t - now) / 1000);
+  // a clock a little ahead of the desk's reads as now, not "in 2 seconds"
+  if (n > 0 && n < 60) n = 0;
+  const fmt = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  for (const [unit, size] of STEPS) {
+    if (Math.abs(n) < size) return fmt.format(n, unit);
+    n = Math.round(n / size);
+  }
+  return when(at);
+}
+
 export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOptions): Promise<void> {
   clear(panel);
   const base = `/${o.kind === 'template' ? 'templates' : 'roles'}/${enc(o.name)}`;
@@ -143,28 +167,34 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
     if (current) currentSeen = true;
     // a proposal's save reads `save <name> from proposal <id>` (docs/history.md): marked, so it is not taken for a hand save
     const proposal = / from proposal (\S+?)(?:,|$)/.exec(v.message)?.[1] ?? null;
-    const li = h('li', { class: 'history-item', 'data-commit': v.commit, 'data-state': v.state, 'data-proposal': proposal });
+    const li = h('li', { class: 'history-item', 'data-commit': v.commit, 'data-state': v.state, 'data-proposal': proposal, 'data-shared': String(v.shared) });
     const diffButton = h('button', { type: 'button', onclick: () => void showDiff(v), 'aria-label': `Diff the version ${short(v.commit)} against the current text` }, 'Diff');
     const restoreButton =
       current || v.etag === null || !can('editor')
         ? null
         : h('button', { type: 'button', onclick: () => confirmRestore(v, li, restoreButton!), 'aria-label': `Restore the version ${short(v.commit)}` }, 'Restore');
+    // the subject first: without a note two saves differ by it, who, when and the commit, all on the entry
     add(
       li,
       h(
         'p',
         { class: 'history-line' },
-        h('time', { datetime: v.at }, when(v.at)),
-        ' · ',
-        h('span', { class: 'history-who' }, v.who ?? v.author),
-        ' · ',
         h('span', { class: 'history-message' }, v.message),
         ' ',
         h('span', { class: 'tag' }, VERSION_STATE_LABEL[v.state]),
         proposal ? h('span', { class: 'tag proposal-save' }, v.message.includes("with the operator's edits") ? 'a proposal, edited' : 'a proposal') : null,
+        // kept on a local ref, never pushed (docs/history.md): the team's library does not have it
+        v.shared ? null : h('span', { class: 'tag own', title: 'Kept on this desk only: a sync never sends it' }, 'this desk only'),
         current ? h('span', { class: 'tag current' }, 'current') : null,
-        ' ',
-        h('code', {}, short(v.commit)),
+      ),
+      h(
+        'p',
+        { class: 'history-meta' },
+        h('span', { class: 'history-who' }, v.who ?? v.author),
+        ' · ',
+        h('time', { datetime: v.at, title: when(v.at) }, ago(v.at)),
+        ' · ',
+        h('code', { class: 'history-commit', title: v.commit }, short(v.commit)),
       ),
       v.etag === null ? null : h('p', { class: 'actions' }, diffButton, restoreButton),
     );

@@ -38,6 +38,22 @@ describe.skipIf(missing !== null)('history panel (e2e)', () => {
     await expect.poll(() => list.locator('.history-item').count()).toBe(2);
     const [newest, oldest] = [list.locator('.history-item').nth(0), list.locator('.history-item').nth(1)];
     expect(await newest.locator('.history-message').textContent()).toMatch(/^save quick-fix/);
+    // two saves with no note: each entry names its commit, says who and when (relative, the exact time in its title)
+    const entries = await list.locator('.history-item').evaluateAll((lis) =>
+      lis.map((li) => {
+        const time = li.querySelector('time');
+        return { commit: li.querySelector('.history-commit')?.textContent, data: li.getAttribute('data-commit'), who: li.querySelector('.history-who')?.textContent, at: time?.getAttribute('datetime'), title: time?.getAttribute('title'), shown: time?.textContent, shared: li.querySelector('.tag.own') === null };
+      }),
+    );
+    expect(entries.map((e) => e.commit)).toEqual(entries.map((e) => e.data?.slice(0, 7)));
+    expect(new Set(entries.map((e) => e.commit)).size).toBe(2);
+    for (const e of entries) {
+      expect(e.who).toBe('127.0.0.1');
+      expect(e.at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+      expect(e.title).toBeTruthy();
+      expect(e.shown).not.toBe(e.title);
+      expect(e.shared).toBe(true);
+    }
     expect(await newest.locator('.tag.current').count()).toBe(1);
     // the current version has nothing to restore
     expect(await newest.getByRole('button', { name: /^Restore/ }).count()).toBe(0);

@@ -95,5 +95,18 @@ describe.skipIf(missing !== null)('sync on the page (e2e)', () => {
     await api(b, 'POST', '/sync');
     await api(a, 'POST', '/sync');
     expect(((await (await fetch(`${a.base}/api/desk/templates/quick-fix`)).json()) as { source: string }).source).toBe(fromA);
+
+    // desk B's own text, kept on a local ref when the sync diverged, is in its History marked as this desk's only
+    const history = (await api(b, 'GET', '/templates/quick-fix/history?limit=100')).body as { versions: { commit: string; shared: boolean }[] };
+    const own = history.versions.filter((v) => !v.shared).map((v) => v.commit);
+    expect(own.length).toBeGreaterThan(0);
+    await page.goto(`${b.base}/#/templates/quick-fix/history`);
+    const items = page.getByRole('list', { name: 'Versions of quick-fix' }).locator('.history-item');
+    await expect.poll(() => items.count()).toBe(history.versions.length);
+    const marked = await items.evaluateAll((lis) => lis.filter((li) => li.querySelector('.tag.own')?.textContent === 'this desk only').map((li) => li.getAttribute('data-commit')));
+    expect(marked).toEqual(own);
+    // it differs from the shared ones by its subject or its commit
+    const lines = await items.evaluateAll((lis) => lis.map((li) => `${li.querySelector('.history-message')?.textContent} ${li.querySelector('.history-commit')?.textContent}`));
+    expect(new Set(lines).size).toBe(lines.length);
   });
 });
