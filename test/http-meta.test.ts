@@ -44,7 +44,7 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['post', '/launches', ['body']],
   ['get', '/launches', []],
   ['get', '/launches/{id}', []],
-  ['post', '/launches/{id}/approve', []],
+  ['post', '/launches/{id}/approve', ['body']],
   ['post', '/launches/{id}/dismiss', ['body']],
   ['post', '/launches/{id}/withdraw', []],
   ['get', '/sync', []],
@@ -58,6 +58,7 @@ const ROUTES: [method: string, path: string, declares: ('params' | 'body' | 'que
   ['post', '/sync/roles/{name}/take', ['params']],
   ['get', '/upgrade', []],
   ['post', '/upgrade', ['body']],
+  ['post', '/mcp', ['body']],
 ];
 
 describe('GET /health', () => {
