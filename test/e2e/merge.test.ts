@@ -10,6 +10,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { harnessDir } from '../../src/paths.js';
+import { NARROW, tooWide } from './narrow.js';
 import { browserMissing, callApi, pageListeners, type Served, serve, shippedMovedUnder, useBrowser } from './harness.js';
 
 const missing = browserMissing();
@@ -102,10 +103,19 @@ describe.skipIf(missing !== null)('settings page: merge views and rebase choices
     expect(await use.isDisabled()).toBe(true);
     expect(await first.getByRole('textbox', { name: 'Your lines for conflict 1' }).count()).toBe(1);
     expect(await violations(page, 'section.rebase')).toEqual({});
+    // on a phone-sized window the preview, its two sides and the edit-both editor fit: nothing wider than the window
+    await page.setViewportSize(NARROW);
+    expect(await tooWide(page), 'the rebase preview at 390 px').toBe('');
+    expect(await violations(page, 'section.rebase'), 'the rebase preview at 390 px').toEqual({});
+    await page.setViewportSize({ width: 1280, height: 720 });
 
     await first.getByRole('radio', { name: 'Keep mine' }).check();
     await expect.poll(() => preview.getAttribute('data-status')).toBe('valid');
     expect(await use.isDisabled()).toBe(false);
+    // settled, with the result drawn: still nothing wider than a phone's window
+    await page.setViewportSize(NARROW);
+    expect(await tooWide(page), 'the settled rebase preview at 390 px').toBe('');
+    await page.setViewportSize({ width: 1280, height: 720 });
     await use.click();
     await expect.poll(() => preview.count()).toBe(0);
 

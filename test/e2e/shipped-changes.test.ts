@@ -4,6 +4,7 @@
  * token form. Shipped files are read once at start, so each test starts from
  * a copy of an older shipped version (harness.ts shippedMovedUnder).
  */
+import { AxeBuilder } from '@axe-core/playwright';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -48,14 +49,19 @@ describe.skipIf(missing !== null)('settings page: shipped changes and the token 
     expect(await page.getByRole('button', { name: 'Acknowledge shipped version' }).count()).toBe(0);
   });
 
-  it('previews a rebase, loads the merge into the editor and saves it', async () => {
+  it('previews a rebase, loads the merge into the editor and saves it, on a phone-sized window', async () => {
     const { root } = await shippedMovedUnderMyCopy();
+    // drawn at 390 px from the start, as on a phone
+    await page.setViewportSize(NARROW);
     await page.getByRole('button', { name: 'Preview rebase' }).click();
     const preview = page.getByRole('region', { name: 'Rebase preview' });
     await preview.waitFor();
     expect(await preview.getAttribute('data-conflicts')).toBe('0');
     // no conflict to choose for: the merge is checked at once
     await expect.poll(() => preview.getAttribute('data-status')).toBe('valid');
+    expect(await tooWide(page), 'the rebase preview at 390 px').toBe('');
+    const axe = await new AxeBuilder({ page }).setLegacyMode(true).analyze();
+    expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), 'the rebase preview at 390 px').toEqual([]);
 
     await preview.getByRole('button', { name: 'Use this' }).click();
     // the merge is in the editor, unsaved, until Save
@@ -80,9 +86,11 @@ describe.skipIf(missing !== null)('settings page: shipped changes and the token 
     await dialog.getByRole('textbox', { name: 'Your token' }).fill('wrong');
     await dialog.getByRole('button', { name: 'Sign in' }).click();
     await dialog.locator('.token-refused').waitFor();
-    // the form fits a phone-sized window
+    // the form fits a phone-sized window, and axe finds nothing in it there
     await page.setViewportSize(NARROW);
     expect(await tooWide(page)).toBe('');
+    const axe = await new AxeBuilder({ page }).setLegacyMode(true).analyze();
+    expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), 'the sign-in dialog at 390 px').toEqual([]);
     await page.setViewportSize({ width: 1280, height: 720 });
     // a refused token knocks no more: the stream (which once retried every 5 s) waits for a new token
     await page.waitForTimeout(6000);

@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../http-fixture.js';
 import { beforeRelease, UPSTREAM_NOTE } from '../upgrade-fixture.js';
+import { NARROW, tooWide } from './narrow.js';
 import { browserMissing, callApi, serve, useBrowser } from './harness.js';
 
 const missing = browserMissing();
@@ -105,6 +106,14 @@ describe.skipIf(missing !== null)('upgrade assistant (e2e)', () => {
     expect(copy.state).toBe('edited');
     expect(copy.source).toContain(UPSTREAM_NOTE);
     expect(copy.source).toContain('purpose: my own purpose');
+
+    // the conflicting copy's link on a phone-sized window: its rebase preview, drawn at 390 px, no wider than the window
+    await page.setViewportSize(NARROW);
+    await view.locator('article[data-name="up-conflict"] a.button').click();
+    const preview = page.getByRole('region', { name: 'Rebase preview' });
+    await expect.poll(() => preview.getAttribute('data-status')).toBe('choose');
+    expect(await tooWide(page), 'the rebase preview at 390 px').toBe('');
+    await page.setViewportSize({ width: 1280, height: 720 });
 
     // the library: the banner counts what is left, and goes once those are reset too (live, with no reload)
     await page.goto(`${served.base}/#/`);
