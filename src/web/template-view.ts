@@ -313,12 +313,13 @@ export class TemplatePage {
     const editor = can('editor');
     if (!d.read_only && editor) {
       this.saveButton = h('button', { type: 'button', class: 'primary', 'aria-describedby': 'save-hint', onclick: () => void this.save() }, 'Save');
+      this.revertButton = h('button', { type: 'button', onclick: () => this.revert() }, 'Revert edits');
       add(
         this.toolbar,
         this.saveButton,
         // a proposal's save is decided with its own note (the conductor reads it): a note typed here would be dropped
         this.proposal ? null : this.noteInput,
-        (this.revertButton = h('button', { type: 'button', onclick: () => this.revert() }, 'Revert edits')),
+        this.revertButton,
       );
     }
     if (editor && canReset(d.state, d.shipped)) {

@@ -202,10 +202,12 @@ export function openRecordIndex<R extends { id: string }, S extends Decidable>(k
   }
 
   // not awaited: it waits its turn in the write queue, which the caller may be running in
-  const ready = () =>
-    (loaded ??= load()).then(() => {
+  const ready = () => {
+    loaded ??= load();
+    return loaded.then(() => {
       retryUnread().catch((e: unknown) => logger.warn({ err: (e as Error).message }, `could not read ${kind.plural} again`));
     });
+  };
   const serial = <T>(task: () => Promise<T>) => ready().then(() => queue.run(kind.folder, task));
 
   /** Records a sync wrote (new here, decided on another desk, or removed): the index follows them. */
