@@ -205,7 +205,7 @@ export function layout(input: LayoutInput): Layout {
   }
 
   // wrapped, the last column's outlets to the next band are labelled past its right edge: room for them
-  const width = BOX.pad * 2 + Math.max(1, Math.min(cols, perBand)) * (BOX.width + BOX.colGap) - BOX.colGap + (bands > 1 ? 40 : 0);
+  const width = BOX.pad * 2 + Math.max(1, Math.min(cols, perBand)) * (BOX.width + BOX.colGap) - BOX.colGap + (bands > 1 ? 60 : 0);
   const last = bands - 1;
   const height = bodyBottom[last]! + BOX.pad + 18 + loopsIn[last]! * 9 + 10 + crossIn[last]! * 8;
   return { nodes: [...placed.values()], cords, width, height: Math.max(height, BOX.pad * 2 + BOX.height) };

@@ -27,7 +27,8 @@ async function violations(page: Page): Promise<Record<string, string[]>> {
 /**
  * What is wrong with the card's drawn graph, '' when nothing: the whole graph fits its frame, the terminal
  * node's box is inside the frame's visible part and no farther right than the column after the others
- * (in the flow, not off past them), and no two cord labels' boxes intersect, nor a label a node's box.
+ * (in the flow, not off past them), and no two cord labels' boxes intersect, nor a label a node's box or
+ * the drawing's edge.
  */
 function graphFaults(page: Page): Promise<string> {
   return page.evaluate<string>(`(() => {
@@ -48,6 +49,8 @@ function graphFaults(page: Page): Promise<string> {
     }
     const labels = [...svg.querySelectorAll('text.port')].map((t) => ({ text: t.textContent + ' (' + t.closest('g').querySelector('title').textContent + ')', r: t.getBoundingClientRect() }));
     const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const drawn = svg.getBoundingClientRect();
+    for (const l of labels) if (l.r.left < drawn.left || l.r.right > drawn.right) out.push('label ' + l.text + ' cut by the edge');
     for (let i = 0; i < labels.length; i++) {
       for (let j = i + 1; j < labels.length; j++) if (meet(labels[i].r, labels[j].r)) out.push('labels ' + labels[i].text + ' and ' + labels[j].text + ' meet');
       for (const n of nodes) if (meet(labels[i].r, n.r)) out.push('label ' + labels[i].text + ' on node ' + n.id);
