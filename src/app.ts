@@ -76,7 +76,7 @@ export interface AppOptions {
   proposals?: RecordStoreSettings;
   /** the launch-draft store's, likewise (DESK_LAUNCHES_PER_HOUR; `decidedKeep` defaults to the proposals') */
   launches?: RecordStoreSettings;
-  /** waits for a decision held at once, proposals and drafts together; default in library/proposals/waiters.ts */
+  /** waits for a decision held at once, proposals and drafts together; default in library/records/waiters.ts */
   maxWaiters?: number;
 }
 

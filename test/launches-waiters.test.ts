@@ -1,8 +1,8 @@
-// Waiting for a decision (src/library/proposals/waiters.ts): each wait ends
+// Waiting for a decision (src/library/records/waiters.ts): each wait ends
 // once — by the decision, its timer, its client going away, or the service
 // closing — and leaves nothing behind: no waiter kept, no timer running.
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { openWaiters, readWhenDecided } from '../src/library/proposals/waiters.js';
+import { openWaiters, readWhenDecided } from '../src/library/records/waiters.js';
 
 afterEach(() => {
   vi.useRealTimers();

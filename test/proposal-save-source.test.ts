@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { EDITED_NOTE } from '../src/library/proposals/store.js';
+import { EDITED_NOTE } from '../src/library/records/proposal.js';
 import { ALPHA, API, openApp } from './http-fixture.js';
 
 const ctx = openApp();

@@ -6,9 +6,9 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { openProposalStore, type ProposalStoreOptions } from '../src/library/proposals/store.js';
+import { openProposalStore, type ProposalStoreOptions } from '../src/library/records/proposal.js';
 import type { LibraryLogger } from '../src/library/context.js';
-import type { Asker } from '../src/library/proposals/asker.js';
+import type { Asker } from '../src/library/records/asker.js';
 import type { Library } from '../src/library/types.js';
 import { codeOf, type Fixture, fixture, tpl } from './library-helpers.js';
 

@@ -1,5 +1,5 @@
 /**
- * The record stores' rules that turn on who asks (src/library/proposals/asker.ts),
+ * The record stores' rules that turn on who asks (src/library/records/asker.ts),
  * over HTTP on a desk with users: a conductor withdraws only its own drafts,
  * an editor any; the hourly allowances count per person; a record's commits
  * carry the person who made it.

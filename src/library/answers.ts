@@ -7,8 +7,8 @@
  */
 import type { LaunchAnswer } from '../schema/launches.js';
 import type { ProposalAnswer } from '../schema/proposals.js';
-import { proposalCard } from './proposals/card.js';
-import { type ProposalRecord, summaryOf } from './proposals/record.js';
+import { proposalCard } from './records/proposal-card.js';
+import { type ProposalRecord, summaryOf } from './records/proposal-record.js';
 import type { LaunchView } from './records-contract.js';
 import type { Library, TemplateDetail } from './types.js';
 

@@ -8,11 +8,11 @@ import type { LaunchCreate, LaunchSummary } from '../schema/launches.js';
 import type { ProposalCreate, ProposalSummary } from '../schema/proposals.js';
 import type { previewLaunch } from '../template/launch.js';
 import type { Problem } from '../template/problems.js';
-import type { LaunchRecord } from './launches/record.js';
-import type { Asker } from './proposals/asker.js';
-import type { ProposalRecord } from './proposals/record.js';
+import type { LaunchRecord } from './records/launch-record.js';
+import type { Asker } from './records/asker.js';
+import type { ProposalRecord } from './records/proposal-record.js';
 
-export type { Asker, AskerRole } from './proposals/asker.js';
+export type { Asker, AskerRole } from './records/asker.js';
 
 /**
  * A proposal's save: under its name or `name`; `source`, the text as the

@@ -6,9 +6,9 @@
  * the hourly allowances, who may withdraw what, whose name a commit carries.
  */
 import type { LibraryLogger } from './context.js';
-import { type LaunchStore, openLaunchStore } from './launches/store.js';
-import { openProposalStore, type ProposalStore } from './proposals/store.js';
-import { openWaiters } from './proposals/waiters.js';
+import { type LaunchStore, openLaunchStore } from './records/launch.js';
+import { openProposalStore, type ProposalStore } from './records/proposal.js';
+import { openWaiters } from './records/waiters.js';
 import type { Library } from './types.js';
 
 /** The bounds on one folder's records (DESK_DECIDED_KEEP, DESK_PROPOSALS_PER_HOUR, DESK_LAUNCHES_PER_HOUR). */
@@ -26,7 +26,7 @@ export interface RecordStoreSettings {
 export interface RecordsOptions {
   proposals?: RecordStoreSettings;
   launches?: RecordStoreSettings;
-  /** waits for a decision (`?wait=`) held at once, proposals and drafts together; default 256 (proposals/waiters.ts) */
+  /** waits for a decision (`?wait=`) held at once, proposals and drafts together; default 256 (records/waiters.ts) */
   maxWaiters?: number;
 }
 

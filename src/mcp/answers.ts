@@ -3,7 +3,7 @@
  * only text. A proposal and a draft themselves are answered as the routes
  * answer them (src/library/answers.ts).
  */
-import type { ProposalRecord } from '../library/proposals/record.js';
+import type { ProposalRecord } from '../library/records/proposal-record.js';
 import type { LaunchView } from '../library/records-contract.js';
 import type { DecisionAnswer } from './schemas.js';
 

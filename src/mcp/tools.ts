@@ -78,7 +78,7 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext): P
     if (!isDeskError(err)) throw err;
     const listed = Array.isArray(err.extra.problems) ? (err.extra.problems as CallProblem[]) : [];
     const problems = listed.length ? listed : [{ code: err.code, path: '', message: err.message }];
-    // a spent hourly allowance says when the next create is allowed (library/proposals/rate-limit.ts)
+    // a spent hourly allowance says when the next create is allowed (library/records/rate-limit.ts)
     const retryAfter = (err as { retryAfter?: unknown }).retryAfter;
     return refusal(err.code, err.message, problems, typeof retryAfter === 'number' ? { retry_after: retryAfter } : {});
   }

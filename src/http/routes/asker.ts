@@ -1,10 +1,10 @@
 /**
- * Who a request is, as the record stores take it (library/proposals/asker.ts):
+ * Who a request is, as the record stores take it (library/records/asker.ts):
  * the person and role the guard found (src/http/auth.ts), and the address.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Asker } from '../../library/proposals/asker.js';
-import { AllowanceSpent } from '../../library/proposals/rate-limit.js';
+import type { Asker } from '../../library/records/asker.js';
+import { AllowanceSpent } from '../../library/records/rate-limit.js';
 
 export const askerOf = (req: FastifyRequest): Asker => ({ person: req.deskUser?.name ?? null, role: req.deskUser?.role ?? null, address: req.ip });
 

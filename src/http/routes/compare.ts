@@ -1,11 +1,11 @@
 /**
  * Routes that compare templates and write nothing (docs/api.md):
  * the diff, the three-way rebase and the proposal card. Thin: the library
- * compares (src/library/templates/compare.ts, src/library/proposals/card.ts).
+ * compares (src/library/templates/compare.ts, src/library/records/proposal-card.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { proposalCard } from '../../library/proposals/card.js';
+import { proposalCard } from '../../library/records/proposal-card.js';
 import { diffTemplate, rebaseOntoShipped } from '../../library/templates/compare.js';
 import type { Library } from '../../library/types.js';
 import { CardSchema } from '../../schema/card.js';
@@ -73,7 +73,7 @@ export const compareRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = as
         response: { 200: Type.Ref(CardSchema), ...errorResponses },
       },
     },
-    // one card for a proposal, kept or not (src/library/proposals/card.ts)
+    // one card for a proposal, kept or not (src/library/records/proposal-card.ts)
     async (req) => proposalCard(library, req.body),
   );
 };

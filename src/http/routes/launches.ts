@@ -4,13 +4,13 @@
  * withdraws it), and the conductor hears the decision — from the events
  * stream, or with plain HTTP by `GET …/launches/:id?wait=N`. The desk starts
  * nothing: `approved` and its runs are what the conductor reads. Thin: the
- * store (src/library/launches/store.ts) keeps, previews and decides them.
+ * store (src/library/records/launch.ts) keeps, previews and decides them.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import { isRefusal, type LaunchStore, type LaunchView } from '../../library/launches/store.js';
+import { isRefusal, type LaunchStore, type LaunchView } from '../../library/records/launch.js';
 import {
   LaunchAnswerSchema,
   LaunchApproveSchema,

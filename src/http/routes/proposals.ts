@@ -1,16 +1,16 @@
 /**
  * Proposals (docs/api.md, Proposals): a conductor proposes a template, it
  * waits for the operator, who saves it into the library or dismisses it.
- * Thin: the store (src/library/proposals/store.ts) keeps and decides them,
+ * Thin: the store (src/library/records/proposal.ts) keeps and decides them,
  * and commits and announces each record it writes; the card is the one
- * propose answers (src/library/proposals/card.ts), worked out at each read.
+ * propose answers (src/library/records/proposal-card.ts), worked out at each read.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
 import { proposalAnswer } from '../../library/answers.js';
-import type { ProposalRecord } from '../../library/proposals/record.js';
-import type { ProposalStore } from '../../library/proposals/store.js';
+import type { ProposalRecord } from '../../library/records/proposal-record.js';
+import type { ProposalStore } from '../../library/records/proposal.js';
 import type { Library } from '../../library/types.js';
 import {
   ProposalAnswerSchema,

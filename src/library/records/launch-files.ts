@@ -2,8 +2,8 @@ import type { LaunchSummary } from '../../schema/launches.js';
 import type { FsContext } from '../disk/fs-safe.js';
 import * as records from '../disk/record-folder.js';
 import { LAUNCHES, launchRecord } from '../layout.js';
-import type { RecordKind } from '../proposals/record-index.js';
-import { formatRecord, type LaunchRecord, parseRecord, RECORD_CAP, RECORD_FILE, summaryOf } from './record.js';
+import type { RecordKind } from './record-index.js';
+import { formatRecord, type LaunchRecord, parseRecord, RECORD_CAP, RECORD_FILE, summaryOf } from './launch-record.js';
 
 /** `launches/` (layout.ts), read as a record folder (disk/record-folder.ts), as `proposals/` is. */
 export const FOLDER = LAUNCHES;

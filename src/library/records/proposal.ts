@@ -5,13 +5,13 @@ import type { FaultHook } from '../disk/fs-safe.js';
 import { etagOf, sha256Hex } from '../disk/markers.js';
 import type { ProposalSaveOptions, ProposalStore } from '../records-contract.js';
 import type { Library, WriteOptions } from '../types.js';
-import { type ProposalChange, proposalAnnouncer } from './announce.js';
+import { type ProposalChange, proposalAnnouncer } from './proposal-announce.js';
 import { whoIs } from './asker.js';
 import { createRate, DEFAULT_PROPOSALS_PER_HOUR, takeAllowance } from './rate-limit.js';
-import { PROPOSAL_RECORDS } from './files.js';
+import { PROPOSAL_RECORDS } from './proposal-files.js';
 import { openRecordIndex } from './record-index.js';
-import { EDITED_NOTE, type ProposalRecord, requestProblems, summaryOf } from './record.js';
-import { withHeaderName } from './rename.js';
+import { EDITED_NOTE, type ProposalRecord, requestProblems, summaryOf } from './proposal-record.js';
+import { withHeaderName } from './proposal-rename.js';
 import { DEFAULT_DECIDED_KEEP } from './retention.js';
 import { openWaiters, readWhenDecided, type Waiters } from './waiters.js';
 
@@ -39,7 +39,7 @@ export interface ProposalStoreOptions {
   waiters?: Waiters;
 }
 
-export { EDITED_NOTE } from './record.js';
+export { EDITED_NOTE } from './proposal-record.js';
 export type { ProposalSaveOptions, ProposalStore } from '../records-contract.js';
 
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };

@@ -5,17 +5,17 @@ import { problem } from '../../template/problems.js';
 import type { LibraryLogger } from '../context.js';
 import type { FaultHook } from '../disk/fs-safe.js';
 import { ifMatchPasses } from '../disk/markers.js';
-import { type Asker, whoIs } from '../proposals/asker.js';
-import { createRate, DEFAULT_LAUNCHES_PER_HOUR, takeAllowance } from '../proposals/rate-limit.js';
-import { openRecordIndex } from '../proposals/record-index.js';
-import { DEFAULT_DECIDED_KEEP } from '../proposals/retention.js';
-import { openWaiters, readWhenDecided, type Waiters } from '../proposals/waiters.js';
+import { type Asker, whoIs } from './asker.js';
+import { createRate, DEFAULT_LAUNCHES_PER_HOUR, takeAllowance } from './rate-limit.js';
+import { openRecordIndex } from './record-index.js';
+import { DEFAULT_DECIDED_KEEP } from './retention.js';
+import { openWaiters, readWhenDecided, type Waiters } from './waiters.js';
 import type { LaunchRefusal, LaunchStore, LaunchView } from '../records-contract.js';
 import type { Library } from '../types.js';
-import { type LaunchChange, launchAnnouncer } from './announce.js';
-import { LAUNCH_RECORDS } from './files.js';
-import { type Current, currentVersion, draftPreviews } from './preview.js';
-import { formatRecord, INPUTS_CAP, type LaunchRecord, RECORD_CAP, summaryOf } from './record.js';
+import { type LaunchChange, launchAnnouncer } from './launch-announce.js';
+import { LAUNCH_RECORDS } from './launch-files.js';
+import { type Current, currentVersion, draftPreviews } from './launch-preview.js';
+import { formatRecord, INPUTS_CAP, type LaunchRecord, RECORD_CAP, summaryOf } from './launch-record.js';
 
 export interface LaunchStoreOptions {
   library: Library;

@@ -3,7 +3,7 @@ import type { FsContext } from '../disk/fs-safe.js';
 import * as records from '../disk/record-folder.js';
 import { PROPOSALS, proposalRecord } from '../layout.js';
 import type { RecordKind } from './record-index.js';
-import { formatRecord, parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE, summaryOf } from './record.js';
+import { formatRecord, parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE, summaryOf } from './proposal-record.js';
 
 /** `proposals/` (layout.ts), read as a record folder (disk/record-folder.ts). */
 export const FOLDER = PROPOSALS;

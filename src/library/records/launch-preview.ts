@@ -4,7 +4,7 @@ import type { Problem } from '../../template/problems.js';
 import { validateTemplate } from '../../template/validate.js';
 import type { DraftPreview } from '../records-contract.js';
 import type { Library } from '../types.js';
-import type { LaunchRecord } from './record.js';
+import type { LaunchRecord } from './launch-record.js';
 
 export type { DraftPreview } from '../records-contract.js';
 
