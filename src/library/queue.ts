@@ -1,8 +1,14 @@
 /**
- * Runs tasks of one key one at a time, in arrival order (saves and
- * resets of one name are serialised inside the process).
- * Different keys run concurrently. `idle()` resolves once everything queued so
- * far has settled, for close().
+ * The one serializer of the library: tasks of one key run one at a time, in
+ * arrival order; different keys run concurrently. A task that fails (or
+ * throws before its first await) fails only its own caller: the next task of
+ * its key still runs. `idle()` resolves once everything queued so far — and
+ * anything queued meanwhile — has settled, for close() and stop().
+ *
+ * Its users: a name's write slot (the key is the name), the history's
+ * commits (one key: one git writer at a time) and sync's rounds and pushes
+ * (one key: one round at a time). A key's entry is forgotten once nothing
+ * is queued behind it, so the map holds only keys with work.
  */
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();

@@ -6,6 +6,7 @@ import { hideForeign, indexToHead, ownedPath } from './repo.js';
 import { blobId, type ObjectFormat, type Snapshot } from './snapshot.js';
 import type { RecentVersion } from './types.js';
 import { TRACKED_TOP } from '../layout.js';
+import { KeyedQueue } from '../queue.js';
 import type { TreeRef } from './recorder.js';
 
 /**
@@ -88,8 +89,8 @@ export class CommitQueue {
   private landed = 0;
   private closed = false;
   private readonly listeners = new Set<(v: RecentVersion) => void>();
-  /** one git writer at a time */
-  private mutex: Promise<unknown> = Promise.resolve();
+  /** one git writer at a time: the serializer's one key */
+  private readonly serial = new KeyedQueue();
 
   constructor(private readonly o: CommitQueueOptions) {}
 
@@ -125,12 +126,6 @@ export class CommitQueue {
     this.retry = null;
   }
 
-  private locked<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.mutex.then(task, task);
-    this.mutex = run.catch(() => {});
-    return run;
-  }
-
   private kick(): void {
     if (this.running || this.retry || this.closed) return;
     this.running = this.pump().finally(() => {
@@ -146,7 +141,7 @@ export class CommitQueue {
       const ff = this.jobs.findIndex((j) => j.merge?.fastForward);
       const batch = this.jobs.slice(0, ff === 0 ? 1 : Math.min(BATCH_MAX, ff < 0 ? BATCH_MAX : ff));
       try {
-        await this.locked(() => (batch[0]!.merge?.fastForward ? this.fastForward(batch[0]!) : this.land(batch)));
+        await this.serial.run('commit', () => (batch[0]!.merge?.fastForward ? this.fastForward(batch[0]!) : this.land(batch)));
       } catch (e) {
         this.stale = true;
         this.o.logger.error({ err: (e as Error).message, retry_ms: this.delay, queued: this.jobs.length }, 'history: a commit failed; the write stands and the commit is retried');

@@ -1,7 +1,10 @@
 import { isAbsolute } from 'node:path';
 import type { LibraryLogger } from '../context.js';
 import type { RoundProgress, SyncStatus } from '../../schema/sync.js';
-import type { Library } from '../types.js';
+import type { LibraryReads } from '../entries.js';
+import type { EventBus } from '../events/bus.js';
+import type { SyncFiles } from './sync-contract.js';
+import type { History } from './types.js';
 import { type Git, GitError, gitAt } from './git.js';
 import { clearRound, loadDiverged, loadRound, remoteLabel, saveDiverged, saveRound } from './sync-store.js';
 import { hideAbsent, ownedPath } from './repo.js';
@@ -10,6 +13,7 @@ import { blobAt, blobCapped, type Diverged, type DivergedAt, type IgnoredPath, i
 import { readCap } from '../disk/fs-safe.js';
 import type { DivergedDetail } from '../../schema/sync.js';
 import { rolePaths, templatePaths } from '../layout.js';
+import { KeyedQueue } from '../queue.js';
 import type { DivergedNames } from '../state.js';
 
 /**
@@ -53,12 +57,21 @@ const moved = (e: unknown): boolean => e instanceof GitError && /rejected|fetch 
 
 const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
 
+/** What a sync uses of the library (types.ts, Library): its root, two reads, its history, the files side of a round, the bus. */
+export type SyncedLibrary = Pick<LibraryReads, 'getTemplate' | 'getRole'> & {
+  readonly root: string | null;
+  readonly history: History;
+  readonly syncFiles?: SyncFiles | undefined;
+  readonly events: EventBus;
+};
+
 export class LibrarySync {
   readonly label: string;
   private readonly git: Git;
   private readonly logger: LibraryLogger;
   private readonly now: () => number;
-  private chain: Promise<unknown> = Promise.resolve();
+  /** pushes and rounds, one at a time: the serializer's one key */
+  private readonly chain = new KeyedQueue();
   private timer: NodeJS.Timeout | null = null;
   private pushWanted = false;
   /** a round queued behind the running one, not started yet */
@@ -81,7 +94,7 @@ export class LibrarySync {
   private readonly stopping = new AbortController();
 
   constructor(
-    private readonly library: Library,
+    private readonly library: SyncedLibrary,
     private readonly options: SyncOptions,
   ) {
     if (!library.root) throw new Error('sync needs a library root');
@@ -123,13 +136,11 @@ export class LibrarySync {
     this.stopping.abort();
     if (this.timer) clearInterval(this.timer);
     for (const u of this.unsubscribe) u();
-    await this.chain.catch(() => {});
+    await this.chain.idle();
   }
 
   private run<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.chain.then(task, task);
-    this.chain = next.catch(() => {});
-    return next;
+    return this.chain.run('round', task);
   }
 
   /** After a commit: one push soon, however many commits land meanwhile. */
