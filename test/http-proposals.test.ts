@@ -5,7 +5,8 @@ import { readdir, rm } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { openLibrary } from '../src/library/library.js';
-import { formatRecord, type ProposalRecord } from '../src/library/records/proposal-record.js';
+import { formatRecord } from '../src/library/records/kind.js';
+import type { ProposalRecord } from '../src/library/records/proposal-record.js';
 import { PROPOSAL_ID } from '../src/schema/proposals.js';
 import { ALPHA, API, fixture, openApp } from './http-fixture.js';
 

@@ -28,32 +28,36 @@ export interface ProposalSaveOptions {
   source?: string;
 }
 
-export interface ProposalStore {
+/** What every record store answers alike (records/store.ts); `V`: one record as the kind answers it. */
+export interface RecordStoreFace<S, V> {
+  /** newest first */
+  list(filter: 'pending' | 'decided' | 'all'): Promise<S[]>;
+  pending(): Promise<number>;
+  /** how many decided records the folder holds, and how many it keeps (DESK_DECIDED_KEEP) */
+  keptDecided(): Promise<{ count: number; limit: number }>;
+  /** null for an unknown id */
+  get(id: string): Promise<V | null>;
+  /** as get, but while pending waits up to `ms` for a decision (`signal`: the client went away; past the waiters' bound it answers at once) */
+  getWhenDecided(id: string, ms: number, signal?: AbortSignal): Promise<V | null>;
+  /** reads the folder once (done by the first call of anything else) and finishes what a crash left */
+  ready(): Promise<void>;
+  /** every wait answers now, with the record as it is, and later ones at once: the service stops */
+  stopWaiting(): void;
+  /** stops following the records a sync writes */
+  close(): void;
+}
+
+export interface ProposalStore extends RecordStoreFace<ProposalSummary, ProposalRecord> {
   /**
    * `asker`: who proposes — their allowance is taken (too_many_requests, an
    * AllowanceSpent with `retryAfter`), and `from` is their name when the desk
    * knows one, whatever `p.from` says. Without one (a caller of its own), no allowance.
    */
   create(p: ProposalCreate, asker?: Asker | null): Promise<ProposalRecord>;
-  /** newest first */
-  list(filter: 'pending' | 'decided' | 'all'): Promise<ProposalSummary[]>;
-  pending(): Promise<number>;
-  /** how many decided records `proposals/` holds, and how many it keeps (DESK_DECIDED_KEEP) */
-  keptDecided(): Promise<{ count: number; limit: number }>;
-  /** null for an unknown id */
-  get(id: string): Promise<ProposalRecord | null>;
-  /** as get, but while pending waits up to `ms` for a decision (`signal`: the client went away; past the waiters' bound it answers at once) */
-  getWhenDecided(id: string, ms: number, signal?: AbortSignal): Promise<ProposalRecord | null>;
   /** saves through library.saveTemplate (its 412, 422 and the rest pass through); `name`: under another name; `asker`: who decides (`decided_by`, the commits' author) */
   save(id: string, opts: ProposalSaveOptions, asker?: Asker | null): Promise<ProposalRecord>;
   /** `asker`: who decides (the record's `decided_by`, its commit's author) */
   dismiss(id: string, note: string | null, asker?: Asker | null): Promise<ProposalRecord>;
-  /** reads proposals/ once (done by the first call of anything else) and finishes what a crash left */
-  ready(): Promise<void>;
-  /** every wait answers now, with the record as it is, and later ones at once: the service stops */
-  stopWaiting(): void;
-  /** stops following the records a sync writes */
-  close(): void;
 }
 
 /** A draft's preview (docs/api.md, Launches): the launch preview's on the version the draft names. */
@@ -83,27 +87,13 @@ export interface LaunchApproveOptions {
   note?: string | null | undefined;
 }
 
-export interface LaunchStore {
+export interface LaunchStore extends RecordStoreFace<LaunchSummary, LaunchView> {
   /** a kept draft; throws not_found, template_invalid_for_launch, invalid_launch, too_many_launches, too_many_requests; `asker` as for a proposal's create */
   create(l: LaunchCreate, asker?: Asker | null): Promise<LaunchView>;
-  /** newest first */
-  list(filter: 'pending' | 'decided' | 'all'): Promise<LaunchSummary[]>;
-  pending(): Promise<number>;
-  keptDecided(): Promise<{ count: number; limit: number }>;
-  /** null for an unknown id */
-  get(id: string): Promise<LaunchView | null>;
-  /** as get, but while pending waits up to `ms` for a decision (`signal`: the client went away; past the waiters' bound it answers at once) */
-  getWhenDecided(id: string, ms: number, signal?: AbortSignal): Promise<LaunchView | null>;
   /** approved, or refused with the draft as it is now */
   approve(id: string, opts?: LaunchApproveOptions, asker?: Asker | null): Promise<LaunchView | LaunchRefusal>;
   /** `asker` here and above: who decides (the record's `decided_by`, its commit's author) */
   dismiss(id: string, note: string | null, asker?: Asker | null): Promise<LaunchView>;
   /** the conductor that drafted it withdraws it; an editor, or anyone on a desk that knows nobody, any draft (else forbidden) */
   withdraw(id: string, asker?: Asker | null): Promise<LaunchView>;
-  /** reads launches/ once (done by the first call of anything else) */
-  ready(): Promise<void>;
-  /** every wait answers now, with the record as it is, and later ones at once: the service stops */
-  stopWaiting(): void;
-  /** stops following the records a sync writes */
-  close(): void;
 }

@@ -1,5 +1,6 @@
 import { LAUNCH_ID, type LaunchStatus, type LaunchSummary } from '../../schema/launches.js';
 import { ROLE_FILE_CAP } from '../disk/fs-safe.js';
+import { parseShape, type RecordShape } from './kind.js';
 
 /**
  * One launch draft as it is kept: `launches/<id>.json` under the library
@@ -32,30 +33,19 @@ export const RECORD_CAP = ROLE_FILE_CAP;
  */
 export const INPUTS_CAP = 64 * 1024;
 
-const STATUSES: readonly LaunchStatus[] = ['pending', 'approved', 'dismissed', 'withdrawn'];
-const strOrNull = (v: unknown) => v === null || typeof v === 'string';
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const SHAPE: RecordShape = {
+  statuses: ['pending', 'approved', 'dismissed', 'withdrawn'] satisfies LaunchStatus[],
+  strings: ['template', 'etag', 'created_at', 'source'],
+  nullable: ['from', 'note', 'decision_note', 'decided_at'],
+};
 
 /** The record in `text`, or null when it is not one the service wrote (a torn or hand-made file). */
 export function parseRecord(text: string, id: string): LaunchRecord | null {
-  let r: unknown;
-  try {
-    r = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isObject(r)) return null;
-  if (r.v !== 1 || r.id !== id || !STATUSES.includes(r.status as LaunchStatus)) return null;
-  for (const k of ['template', 'etag', 'created_at', 'source'] as const) if (typeof r[k] !== 'string') return null;
-  for (const k of ['from', 'note', 'decision_note', 'decided_at'] as const) if (!strOrNull(r[k])) return null;
-  if (!isObject(r.inputs)) return null;
-  if (r.decided_by !== undefined && !strOrNull(r.decided_by)) return null;
+  const r = parseShape(text, id, SHAPE);
+  if (!r) return null;
+  if (r.inputs === null || typeof r.inputs !== 'object' || Array.isArray(r.inputs)) return null;
   // one written before `decided_by` was kept: nobody is known to have decided it
   return { ...(r as unknown as LaunchRecord), decided_by: (r.decided_by as string | null | undefined) ?? null };
-}
-
-export function formatRecord(r: LaunchRecord): string {
-  return `${JSON.stringify(r)}\n`;
 }
 
 /** The list's view of a record: no inputs, no source. */

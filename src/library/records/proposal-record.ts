@@ -3,6 +3,7 @@ import { ENTRY_STATES } from '../../schema/state.js';
 import type { Problem } from '../../template/problems.js';
 import { problem } from '../../template/problems.js';
 import { LIMITS } from '../../template/read.js';
+import { parseShape, type RecordShape } from './kind.js';
 
 /**
  * One proposal as it is kept: `proposals/<id>.json` under the library root,
@@ -27,8 +28,6 @@ export const RECORD_FILE = new RegExp(`^(${PROPOSAL_ID.source.slice(1, -1)})\\.j
  */
 export const RECORD_CAP = 6 * LIMITS.sizeBytes + 64 * 1024;
 
-const STATUSES: readonly ProposalStatus[] = ['pending', 'saved', 'dismissed'];
-
 /** The note a proposal saved with the operator's edits is decided with (docs/api.md, Proposals), beside `edited`. */
 export const EDITED_NOTE = 'saved with the operator’s edits';
 
@@ -43,20 +42,17 @@ function replacedOf(v: unknown): ProposalReplaced | undefined {
   return { etag, state: state as NonNullable<ProposalReplaced>['state'] };
 }
 
+const SHAPE: RecordShape = {
+  statuses: ['pending', 'saved', 'dismissed'] satisfies ProposalStatus[],
+  strings: ['name', 'purpose', 'created_at', 'source'],
+  nullable: ['from', 'decided_at', 'saved_as', 'etag', 'note'],
+};
+
 /** The record in `text`, or null when it is not one the service wrote (a torn or hand-made file). */
 export function parseRecord(text: string, id: string): ProposalRecord | null {
-  let r: Record<string, unknown>;
-  try {
-    r = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-  if (r === null || typeof r !== 'object' || Array.isArray(r)) return null;
-  if (r.v !== 1 || r.id !== id || !STATUSES.includes(r.status as ProposalStatus)) return null;
-  for (const k of ['name', 'purpose', 'created_at', 'source'] as const) if (typeof r[k] !== 'string') return null;
-  for (const k of ['from', 'decided_at', 'saved_as', 'etag', 'note'] as const) if (!strOrNull(r[k])) return null;
+  const r = parseShape(text, id, SHAPE);
+  if (!r) return null;
   if (r.edited !== undefined && typeof r.edited !== 'boolean') return null;
-  if (r.decided_by !== undefined && !strOrNull(r.decided_by)) return null;
   const s = r.saving as Record<string, unknown> | null | undefined;
   if (s != null && (typeof s !== 'object' || typeof s.name !== 'string' || typeof s.etag !== 'string' || typeof s.at !== 'string')) return null;
   if (s != null && s.edited !== undefined && typeof s.edited !== 'boolean') return null;
@@ -74,10 +70,6 @@ export function parseRecord(text: string, id: string): ProposalRecord | null {
       ? null
       : { ...(s as NonNullable<ProposalRecord['saving']>), edited: (s.edited as boolean | undefined) ?? false, by: (s.by as string | null | undefined) ?? null, replaced: savingReplaced };
   return { ...(r as unknown as ProposalRecord), edited, decided_by, saving, replaced };
-}
-
-export function formatRecord(r: ProposalRecord): string {
-  return `${JSON.stringify(r)}\n`;
 }
 
 /** The list's view of a record: no source, no intent. */

@@ -1,48 +1,55 @@
 import { DeskError } from '../../errors.js';
+import type { ProposalEvent } from '../../schema/events.js';
 import type { ProposalSummary } from '../../schema/proposals.js';
-import type { LibraryLogger } from '../context.js';
-import type { FaultHook } from '../disk/fs-safe.js';
 import { etagOf, sha256Hex } from '../disk/markers.js';
+import { PROPOSALS, proposalRecord } from '../layout.js';
 import type { ProposalSaveOptions, ProposalStore } from '../records-contract.js';
-import type { Library, WriteOptions } from '../types.js';
-import { type ProposalChange, proposalAnnouncer } from './proposal-announce.js';
+import type { WriteOptions } from '../types.js';
 import { whoIs } from './asker.js';
-import { createRate, DEFAULT_PROPOSALS_PER_HOUR, takeAllowance } from './rate-limit.js';
-import { PROPOSAL_RECORDS } from './proposal-files.js';
-import { openRecordIndex } from './record-index.js';
-import { EDITED_NOTE, type ProposalRecord, requestProblems, summaryOf } from './proposal-record.js';
+import type { RecordKind } from './kind.js';
+import { EDITED_NOTE, parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE, requestProblems, summaryOf } from './proposal-record.js';
 import { withHeaderName } from './proposal-rename.js';
-import { DEFAULT_DECIDED_KEEP } from './retention.js';
-import { openWaiters, readWhenDecided, type Waiters } from './waiters.js';
+import { DEFAULT_PROPOSALS_PER_HOUR } from './rate-limit.js';
+import { openRecordCore, type RecordStoreOptions } from './store.js';
 
-export interface ProposalStoreOptions {
-  library: Library;
-  /** pino-compatible. Default: logs nothing. */
-  logger?: LibraryLogger;
-  /** Clock in ms, for ids and times. Default: Date.now. */
-  now?: () => number;
-  /** Test hook before every file-system step of a write, as openLibrary's. Default: none. */
-  faults?: FaultHook;
-  /** How many may wait for a decision; the next is too_many_proposals. Default: 500. */
-  maxPending?: number;
-  /** Creates one person (else one client address) may make an hour; 0: no limit. Default: 120 (DESK_PROPOSALS_PER_HOUR). */
-  perHour?: number;
-  /** How many decided proposals stay in `proposals/`, the newest by the team's rule (retention.ts); the rest are removed. Default: 1000. */
-  decidedKeep?: number;
-  /**
-   * Told after each create and decision, and when a sync brings a proposal
-   * new to this desk or decided on another, just after the event the store
-   * publishes on `library.events` (announce.ts). Default: none.
-   */
-  onChange?: (kind: ProposalChange, p: ProposalSummary) => void;
-  /** The waits for a decision (`getWhenDecided`), shared with the launch drafts' so one bound holds for both. Default: its own. */
-  waiters?: Waiters;
-}
+/** What a record on disk says besides its decision: kept (`created`). */
+export type ProposalChange = 'created' | 'decided';
+
+export type ProposalStoreOptions = RecordStoreOptions<ProposalSummary, 'created'>;
 
 export { EDITED_NOTE } from './proposal-record.js';
 export type { ProposalSaveOptions, ProposalStore } from '../records-contract.js';
 
-const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
+/** A saved proposal is told under the name it was saved as, which the desk launches; a decision says whether the operator edited it, and who decided. */
+export function eventData(p: ProposalSummary): ProposalEvent {
+  const told = { id: p.id, status: p.status, name: p.saved_as ?? p.name, etag: p.etag, note: p.note };
+  return p.status === 'pending' ? told : { ...told, edited: p.edited, who: p.decided_by };
+}
+
+/**
+ * A proposal as the record store keeps it (kind.ts): `proposals/` (layout.ts);
+ * its commits `proposal <id> for <name>` while pending, `proposal <id> saved`
+ * / `dismissed` once decided (docs/history.md, Commits); its events
+ * `proposal.created` and `proposal.decided` — a proposal saved into a
+ * template is that save's commit too, made by the save.
+ */
+export const PROPOSAL_KIND: RecordKind<ProposalRecord, ProposalSummary, 'created'> = {
+  folder: PROPOSALS,
+  what: 'proposal',
+  plural: 'proposals',
+  noun: 'proposal',
+  file: RECORD_FILE,
+  cap: RECORD_CAP,
+  path: proposalRecord,
+  parse: parseRecord,
+  summary: summaryOf,
+  about: (p) => ({ name: p.saved_as ?? p.name }),
+  created: 'created',
+  commitMessage: (_, p) => (p.status === 'pending' ? `proposal ${p.id} for ${p.name}` : `proposal ${p.id} ${p.status}`),
+  event: (change, p) => ({ type: change === 'created' ? 'proposal.created' : 'proposal.decided', data: eventData(p) }),
+  tooMany: (count) => new DeskError('too_many_proposals', `${count} proposals wait for a decision; save or dismiss some first`),
+  perHour: DEFAULT_PROPOSALS_PER_HOUR,
+};
 
 /**
  * The proposals a conductor makes and the operator decides (docs/api.md,
@@ -76,45 +83,19 @@ const silent: LibraryLogger = { info() {}, warn() {}, error() {} };
  */
 export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
   const { library } = o;
-  const logger = o.logger ?? silent;
-  const now = o.now ?? Date.now;
-  const max = o.maxPending ?? 500;
-  const waiters = o.waiters ?? openWaiters();
-  const perHour = o.perHour ?? DEFAULT_PROPOSALS_PER_HOUR;
-  // in memory, bounded (rate-limit.ts)
-  const rate = createRate({ perHour, now });
-  // a decision, here or synced from another desk, ends the waits on it
-  const announce = proposalAnnouncer(library, (kind, p) => {
-    if (kind === 'decided') waiters.wake(p.id);
-    o.onChange?.(kind, p);
-  });
-  const index = openRecordIndex(PROPOSAL_RECORDS, {
-    library,
-    logger,
-    faults: o.faults,
-    keep: o.decidedKeep ?? DEFAULT_DECIDED_KEEP,
+  const core = openRecordCore(PROPOSAL_KIND, o, {
     async loaded(rec) {
       if (!rec.saving) return;
-      await finishSave(rec).catch((e: unknown) => logger.error({ id: rec.id, err: (e as Error).message }, 'could not finish an interrupted proposal save'));
+      await finishSave(rec).catch((e: unknown) => core.logger.error({ id: rec.id, err: (e as Error).message }, 'could not finish an interrupted proposal save'));
     },
-    synced(id, before, after) {
-      // removed: its waits end with what is on disk now (nothing)
-      if (!after) waiters.wake(id);
-      if (after && before?.status !== after.status) announce.synced(after.status === 'pending' ? 'created' : 'decided', after);
+    // a save between its template write and its record write (now, or cut by a crash): shown as it landed
+    async landed(rec) {
+      const view = await landed(rec);
+      if (view) core.index.set(summaryOf(view));
+      return view ?? rec;
     },
   });
-  const { ready, serial } = index;
-
-  const iso = () => new Date(now()).toISOString();
-
-  async function read(id: string): Promise<ProposalRecord | null> {
-    const rec = await index.read(id);
-    if (!rec) return null;
-    // a save between its template write and its record write (now, or cut by a crash): shown as it landed
-    const view = await landed(rec);
-    if (view) index.set(summaryOf(view));
-    return view ?? rec;
-  }
+  const { index, logger, serial, iso } = core;
 
   /** The record as saved when its intent's template is what loads under that name now (the rule above), else null. */
   async function landed(rec: ProposalRecord): Promise<ProposalRecord | null> {
@@ -132,7 +113,7 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
     const done = next.status === 'saved';
     try {
       await index.write(next);
-      announce.finished(summaryOf(next));
+      core.announce.committed(summaryOf(next));
       logger.warn({ id: rec.id, name: s.name, landed: done }, 'finished a proposal save interrupted before the last stop');
     } catch (e) {
       // a read-only root: the record stays as it is, and is shown as it will be once written
@@ -144,22 +125,6 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
   /** A save's decision: whether the operator's edit was saved, said as a field and, for the conductor reading notes, as the note. */
   const decision = (edited: boolean) => (edited ? { edited, note: EDITED_NOTE } : { edited });
 
-  async function undecided(id: string): Promise<ProposalRecord> {
-    const rec = await read(id);
-    if (!rec) throw new DeskError('not_found', `no proposal ${id}`);
-    if (rec.status !== 'pending') throw new DeskError('already_decided', `proposal ${id} is already ${rec.status}`);
-    return rec;
-  }
-
-  /** A decision's record is on disk (or, for a save whose record write failed, its intent says it): its commit and event, one log line. */
-  async function decided(rec: ProposalRecord): Promise<ProposalRecord> {
-    announce.written('decided', summaryOf(rec));
-    logger.info({ id: rec.id, status: rec.status, name: rec.saved_as ?? rec.name }, 'proposal decided');
-    // one more decided: the oldest past the kept count leaves (after the decision's own commit)
-    await index.prune();
-    return rec;
-  }
-
   /** The save's options: with neither precondition, create-only — a proposal replaces a template only when the ETag of what it replaces is sent. */
   function saveOptions(opts: ProposalSaveOptions): WriteOptions {
     const w: WriteOptions = {};
@@ -170,69 +135,37 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
   }
 
   return {
-    ready,
-    close: () => index.close(),
-    stopWaiting: () => waiters.close(),
-    async pending() {
-      await ready();
-      return index.pending();
-    },
-    async keptDecided() {
-      await ready();
-      return index.keptDecided();
-    },
-    async list(filter) {
-      await ready();
-      return index.list(filter);
-    },
-    async get(id) {
-      await ready();
-      return read(id);
-    },
-    async getWhenDecided(id, ms, signal) {
-      await ready();
-      const rec = await readWhenDecided(waiters, id, ms, signal, async () => (await read(id)) ?? { status: 'gone' as const });
-      return 'id' in rec ? rec : null;
-    },
+    ...core.face((rec) => rec),
     async create(p, asker = null) {
-      index.writable();
-      // every create asked counts, kept or refused: the allowance bounds the work a client makes, not only what is kept
-      if (asker) takeAllowance(rate, asker, perHour, 'proposals');
-      const problems = requestProblems(p.purpose, p.source);
-      if (problems.length) throw new DeskError('invalid_proposal', 'the proposal is not well formed; nothing was kept', { problems });
-      return serial(async () => {
-        const count = index.pending();
-        if (count >= max) throw new DeskError('too_many_proposals', `${count} proposals wait for a decision; save or dismiss some first`);
-        const t = now();
-        const rec: ProposalRecord = {
-          v: 1,
-          id: index.newId(t),
-          status: 'pending',
-          name: p.name,
-          purpose: p.purpose.trim(),
-          from: asker?.person ?? p.from ?? null,
-          created_at: new Date(t).toISOString(),
-          decided_at: null,
-          saved_as: null,
-          etag: null,
-          note: null,
-          edited: false,
-          decided_by: null,
-          source: p.source,
-          saving: null,
-          replaced: null,
-        };
-        await index.write(rec);
-        announce.written('created', summaryOf(rec), whoIs(asker));
-        logger.info({ id: rec.id, name: p.name }, 'proposal kept');
-        return rec;
-      });
+      const check = () => {
+        const problems = requestProblems(p.purpose, p.source);
+        if (problems.length) throw new DeskError('invalid_proposal', 'the proposal is not well formed; nothing was kept', { problems });
+      };
+      const made = await core.create(asker, check, (_, id, created_at): ProposalRecord => ({
+        v: 1,
+        id,
+        status: 'pending',
+        name: p.name,
+        purpose: p.purpose.trim(),
+        from: asker?.person ?? p.from ?? null,
+        created_at,
+        decided_at: null,
+        saved_as: null,
+        etag: null,
+        note: null,
+        edited: false,
+        decided_by: null,
+        source: p.source,
+        saving: null,
+        replaced: null,
+      }));
+      return made.rec;
     },
     async save(id, opts, asker = null) {
       index.writable();
       return serial(async () => {
         // the proposal, still pending
-        const rec = await undecided(id);
+        const rec = await core.undecided(id);
         // under another name, the header's name follows (else the save's validator refuses it: name.mismatch)
         const name = opts.name ?? rec.name;
         const text = opts.source ?? rec.source;
@@ -265,20 +198,13 @@ export function openProposalStore(o: ProposalStoreOptions): ProposalStore {
           logger.error({ id, err: (e as Error).message }, 'a proposal save landed but its record was not written; the intent finishes it');
         }
         // its commit and event, then the answer
-        return decided(done);
+        return core.decided(done);
       });
     },
     async dismiss(id, note, asker = null) {
       index.writable();
-      return serial(async () => {
-        // the proposal, still pending
-        const rec = await undecided(id);
-        // the record written dismissed (no template is saved)
-        const done: ProposalRecord = { ...rec, status: 'dismissed', decided_at: iso(), decided_by: whoIs(asker), note, saving: null };
-        await index.write(done);
-        // its commit and event, then the answer
-        return decided(done);
-      });
+      // the record written dismissed (no template is saved), its commit and event, then the answer
+      return serial(async () => core.decide(await core.undecided(id), 'dismissed', whoIs(asker), { note, saving: null }));
     },
   };
 }

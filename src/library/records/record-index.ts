@@ -3,32 +3,18 @@ import { DeskError } from '../../errors.js';
 import type { LibraryLogger } from '../context.js';
 import { removeFileDurable, writeFileAtomic } from '../disk/atomic-write.js';
 import type { FaultHook, FsContext } from '../disk/fs-safe.js';
-import type { RecordRead, RecordScan } from '../disk/record-folder.js';
-import type { Segments } from '../layout.js';
+import { readRecordOutcome, scanRecords } from '../disk/record-folder.js';
 import { rel } from '../layout.js';
 import { KeyedQueue } from '../queue.js';
 import type { Library } from '../types.js';
+import { formatRecord, type RecordKind } from './kind.js';
 import { type Decidable, pastKeep, pruneMessage } from './retention.js';
 
-/** What a folder of decided-or-pending records is, for the index below: `proposals/` (proposals/files.ts), `launches/` (launches/files.ts). */
-export interface RecordKind<R extends { id: string }, S extends Decidable> {
-  /** the folder under the root (layout.ts) */
-  folder: string;
-  /** what a record is called in a write's fault steps and temp files: `proposal`, `launch` */
-  what: string;
-  /** what the records are called in log lines and errors: `proposals`, `launch drafts` */
-  plural: string;
-  /** `<id>.json`, capturing the id */
-  file: RegExp;
-  path(id: string): Segments;
-  /** one record by id: the record, gone (missing, or odd: reported), or failed for a passing reason */
-  read(fs: FsContext, id: string): Promise<RecordRead<R>>;
-  /** every record in the folder, and those not readable now (leftover temp files removed) */
-  scan(fs: FsContext): Promise<RecordScan<R>>;
-  format(r: R): string;
-  /** what the index keeps of a record: its list entry */
-  summary(r: R): S;
-}
+/** What the index reads of a kind (kind.ts): its folder, file names, parse and list entry. */
+export type IndexedKind<R extends { id: string }, S extends Decidable> = Pick<
+  RecordKind<R, S, string>,
+  'folder' | 'what' | 'plural' | 'file' | 'cap' | 'parse' | 'path' | 'summary'
+>;
 
 export interface RecordIndexOptions<R, S> {
   library: Library;
@@ -92,7 +78,7 @@ const UNREAD_EVERY_MS = 1000;
 
 const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export function openRecordIndex<R extends { id: string }, S extends Decidable>(kind: RecordKind<R, S>, o: RecordIndexOptions<R, S>): RecordIndex<R, S> {
+export function openRecordIndex<R extends { id: string }, S extends Decidable>(kind: IndexedKind<R, S>, o: RecordIndexOptions<R, S>): RecordIndex<R, S> {
   const { library, logger, keep } = o;
   const summaries = new Map<string, S>();
   /** ids whose file could not be read at the start (`load`) or after a sync wrote it (`sync`): read again at a later call */
@@ -129,7 +115,7 @@ export function openRecordIndex<R extends { id: string }, S extends Decidable>(k
 
   async function load(): Promise<void> {
     if (!fs) return;
-    const { records, unread: failed } = await kind.scan(fs);
+    const { records, unread: failed } = await scanRecords(fs, kind);
     for (const rec of records) {
       const s = kind.summary(rec);
       summaries.set(s.id, s);
@@ -148,7 +134,7 @@ export function openRecordIndex<R extends { id: string }, S extends Decidable>(k
    * a synced one as a sync's), dropped when gone, kept for later when it fails again.
    */
   async function refresh(fs: FsContext, id: string, why: 'load' | 'sync'): Promise<void> {
-    const r = await kind.read(fs, id);
+    const r = await readRecordOutcome(fs, kind, id);
     if (r.kind === 'failed') {
       if (!unread.has(id)) failedRead(id, r.code);
       unread.set(id, unread.get(id) ?? why);
@@ -226,7 +212,7 @@ export function openRecordIndex<R extends { id: string }, S extends Decidable>(k
     writable,
     ready,
     serial,
-    async write(r, text = kind.format(r)) {
+    async write(r, text = formatRecord(r)) {
       await writeFileAtomic(writable(), kind.path(r.id), text, kind.what);
       const s = kind.summary(r);
       summaries.set(s.id, s);
@@ -234,7 +220,7 @@ export function openRecordIndex<R extends { id: string }, S extends Decidable>(k
     async read(id) {
       if (!fs || !summaries.has(id)) return null;
       for (let attempt = 0; ; attempt++) {
-        const r = await kind.read(fs, id);
+        const r = await readRecordOutcome(fs, kind, id);
         if (r.kind === 'record') return r.rec;
         if (r.kind === 'gone') {
           // removed or replaced by hand since the start: no longer one of ours
