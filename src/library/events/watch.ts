@@ -1,6 +1,6 @@
 import type { EntryChanged } from '../../schema/events.js';
+import type { LibraryReads } from '../entries.js';
 import type { EventBus } from './bus.js';
-import type { Library } from '../types.js';
 import { FolderWatches, type Kind } from './folders.js';
 
 export interface WatchOptions {
@@ -23,7 +23,11 @@ const MAX_BURST_MS = 1_000;
 /** More names of one kind in a burst (a checkout, an unpacked archive) are looked at by one list instead, which its caches keep cheap. */
 const MAX_NAMES = 32;
 
-type Reads = Pick<Library, 'root' | 'listTemplates' | 'listRoles' | 'getTemplate' | 'getRole'> & { syncFiles?: Pick<NonNullable<Library['syncFiles']>, 'onRound'> | undefined };
+/** What the watcher reads: the core's reads, and when a sync round runs (history/sync-contract.ts, SyncFiles.onRound). */
+type Reads = Pick<LibraryReads, 'listTemplates' | 'listRoles' | 'getTemplate' | 'getRole'> & {
+  readonly root: string | null;
+  syncFiles?: { onRound(listener: (running: boolean) => void): () => void } | undefined;
+};
 
 const TYPE = { template: 'template.changed', role: 'role.changed' } as const;
 const KINDS: readonly Kind[] = ['template', 'role'];
@@ -68,7 +72,8 @@ export class LibraryWatcher {
   private readonly pending: Record<Kind, Set<string>> = { template: new Set(), role: new Set() };
   /** kinds to relist whole at the next look */
   private readonly whole = new Set<Kind>();
-  private readonly relistMs: number;
+  /** ms between full relists while started */
+  readonly relistMs: number;
   private readonly settleMs: number;
   private folders: FolderWatches | null = null;
   private relistTimer: NodeJS.Timeout | null = null;
@@ -80,6 +85,8 @@ export class LibraryWatcher {
   private queuedFor = -1;
   private relistDue = false;
   private running = false;
+  /** how many looks at the disk have completed, since construction (the events stream's stats) */
+  completed = 0;
   /** bumped by every start and stop, so a look begun before a stop publishes nothing */
   private generation = 0;
   /** a sync round is writing: its files are told by its own event */
@@ -234,6 +241,7 @@ export class LibraryWatcher {
         else for (const name of names[k]) await this.lookAt(k, name, gen);
         if (gen !== this.generation) return;
       }
+      this.completed += 1;
       this.options.onLook?.(whole.size ? 'relist' : 'names');
     } catch (e) {
       this.options.onError?.(e);

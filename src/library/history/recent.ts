@@ -4,8 +4,7 @@
  */
 import type { RecentAnswer } from '../../schema/history.js';
 import { rel, roleFile, ROLES, templateCopy, unitOf } from '../layout.js';
-import type { Library } from '../types.js';
-import { historyOf, type NameKind, onePage, type PageQuery } from './versions.js';
+import { historyOf, type NameKind, onePage, type PageQuery, type VersionsLibrary } from './versions.js';
 
 export interface ChangedName {
   kind: NameKind;
@@ -38,7 +37,7 @@ export function namesOf(paths: readonly string[]): ChangedName[] {
 }
 
 /** A page of the library's commits, newest first, with the names each changed. */
-export async function recentPage(library: Library, page: PageQuery): Promise<RecentAnswer> {
+export async function recentPage(library: Pick<VersionsLibrary, 'history'>, page: PageQuery): Promise<RecentAnswer> {
   const h = historyOf(library);
   await h.settle();
   const got = await onePage(h, page, (p) => h.recent(p));

@@ -20,12 +20,15 @@ import { etagOf, parseMarker, roleRevision, sha256Hex } from '../disk/markers.js
 import { rel, roleDir, roleFile, templateCopy, templateMarker } from '../layout.js';
 import { canonicalJson } from '../roles/canonical.js';
 import { validateKitText } from '../roles/validate.js';
-import type { Library, RoleEntry, TemplateDetail, WriteOptions } from '../types.js';
+import type { LibraryReads, LibraryWrites, RoleEntry, TemplateDetail, WriteOptions } from '../entries.js';
 import { checkRoleName, checkTemplateName } from '../layout.js';
 import { parsePinned, pinnedAt } from './read.js';
 import type { History, Page, Version } from './types.js';
 
 export type NameKind = 'template' | 'role';
+
+/** What the versions and their restores use of the library (types.ts, Library): two reads, two writes, its history. */
+export type VersionsLibrary = Pick<LibraryReads, 'getTemplate' | 'getRole'> & Pick<LibraryWrites, 'saveTemplate' | 'saveRole'> & { readonly history: History };
 
 /** A role's files at one commit. */
 export interface RoleFiles {
@@ -45,18 +48,18 @@ export interface VersionKind<F, N> {
   /** those files' texts as a version; null when the name had no copy there */
   version(texts: (string | null)[]): F | null;
   /** the name as it loads now; null when nothing does */
-  now(library: Library, name: string): Promise<N | null>;
+  now(library: VersionsLibrary, name: string): Promise<N | null>;
   state(f: F | null, now: N | null): VersionState;
   /** the ETag the version would answer with, as GET computes it */
   etag(f: F): string;
   /** the save's name check, made before any git read */
   checkName(name: string): void;
   /** the version's files saved again, with the save's checks and refusals */
-  save(library: Library, name: string, f: F, commit: string, w: RestoreOptions & Pick<WriteOptions, 'restoredFrom'>): Promise<N>;
+  save(library: VersionsLibrary, name: string, f: F, commit: string, w: RestoreOptions & Pick<WriteOptions, 'restoredFrom'>): Promise<N>;
 }
 
 /** The library's history, or 503 history_unavailable when git is missing (or the library has no root). */
-export function historyOf(library: Library): History {
+export function historyOf(library: Pick<VersionsLibrary, 'history'>): History {
   const h = library.history;
   if (!h?.enabled) throw new DeskError('history_unavailable', `the library keeps no history: ${h?.disabled ?? 'no history here'}`);
   return h;
@@ -157,7 +160,7 @@ export const templateVersions: VersionKind<string, TemplateDetail> = {
 };
 
 /** A template's bytes at `commit` (`?against=version:<commit>` on a diff), or a coded refusal. */
-export async function templateAt(library: Library, name: string, commit: string): Promise<string> {
+export async function templateAt(library: VersionsLibrary, name: string, commit: string): Promise<string> {
   checkAgainstCommit(commit);
   const source = await historyOf(library).show(templatePath(name), commit);
   if (source === null) throw noVersion('template', name, commit);
@@ -205,7 +208,7 @@ async function showVersion<F, N>(h: History, k: VersionKind<F, N>, name: string,
 }
 
 /** One version of a name; 404 version_not_found when it had no copy at that commit. */
-export async function versionAt<F, N>(library: Library, k: VersionKind<F, N>, name: string, commit: string): Promise<F> {
+export async function versionAt<F, N>(library: VersionsLibrary, k: VersionKind<F, N>, name: string, commit: string): Promise<F> {
   const f = await showVersion(historyOf(library), k, name, commit);
   if (f === null) throw noVersion(k.kind, name, commit);
   return f;
@@ -217,7 +220,7 @@ export async function versionAt<F, N>(library: Library, k: VersionKind<F, N>, na
  * nothing and (on a first page) never had a commit.
  */
 export async function versionsPage<F, N>(
-  library: Library,
+  library: VersionsLibrary,
   k: VersionKind<F, N>,
   name: string,
   page: PageQuery,
@@ -238,7 +241,7 @@ export async function versionsPage<F, N>(
 }
 
 /** A version saved again: validated, atomic and announced like a save, committed as `restore <name> to <short>` (writes.ts subject). */
-export async function restoreVersion<F, N>(library: Library, k: VersionKind<F, N>, name: string, commit: string, opts: RestoreOptions): Promise<N> {
+export async function restoreVersion<F, N>(library: VersionsLibrary, k: VersionKind<F, N>, name: string, commit: string, opts: RestoreOptions): Promise<N> {
   k.checkName(name);
   const f = await versionAt(library, k, name, commit);
   return k.save(library, name, f, commit, { ...opts, restoredFrom: shortCommit(commit) });
@@ -249,7 +252,7 @@ export async function restoreVersion<F, N>(library: Library, k: VersionKind<F, N
  * per file (the version is the before side). Null when no role of that name
  * loads.
  */
-export async function roleDiff(library: Library, name: string, commit: string): Promise<RoleDiff | null> {
+export async function roleDiff(library: VersionsLibrary, name: string, commit: string): Promise<RoleDiff | null> {
   checkAgainstCommit(commit);
   const h = historyOf(library);
   const now = await library.getRole(name);
