@@ -16,7 +16,6 @@ import { isDeskError } from './errors.js';
 import { processConnectionCap } from './http/connection-cap.js';
 import { isLoopbackHost } from './http/guard.js';
 import { UserDirectory, UsersFileError } from './http/users-directory.js';
-import { setRootLockLostHandler } from './library/disk/root-lock.js';
 
 /** How long in-flight work may take to finish after a signal before the process exits 1 anyway (the lock is still removed at exit). */
 const CLOSE_GRACE_MS = 10_000;
@@ -129,17 +128,17 @@ export async function start(env: Record<string, string | undefined> = process.en
   // or the lock was deleted: every write from here on could land in a library
   // another server now owns. Exit at once rather than finish them; an
   // interrupted write is finished or discarded at the next start.
-  setRootLockLostHandler((root, err) => {
+  const onLockLost = (root: string, err: Error): void => {
     log.fatal({ err, library_root: root }, 'root lock lost; exiting');
     process.exit(1);
-  });
+  };
 
   if (config.libraryRoot !== null) await mkdir(config.libraryRoot, { recursive: true });
   // before the lock, which may wait up to its stale bound for a holder that stopped without a word
   log.info({ library_root: config.libraryRoot }, 'opening the library');
   try {
     app = await buildApp({
-      libraryOptions: { root: config.libraryRoot, history: { author: config.author } },
+      libraryOptions: { root: config.libraryRoot, history: { author: config.author }, onLockLost },
       loggerInstance: log,
       host: config.host,
       port: config.port,

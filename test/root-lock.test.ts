@@ -13,8 +13,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
-import { acquireRootLock, LOCK_FILE, RootLockedError, setRootLockLostHandler } from '../src/library/disk/root-lock.js';
+import { describe, expect, test } from 'vitest';
+import { acquireRootLock, type ExitHooks, HeldLocks, LOCK_FILE, RootLockedError } from '../src/library/disk/root-lock.js';
 import { processIdentity } from '../src/library/disk/lock-holder.js';
 import { spawnChild } from './children.js';
 import { fixture, tempDir } from './library-helpers.js';
@@ -47,8 +47,6 @@ const holderOnDisk = async (root: string) => {
   const [name] = await readdir(dir);
   return JSON.parse(await readFile(join(dir, name!), 'utf8')) as Planted;
 };
-
-afterEach(() => setRootLockLostHandler((root, err) => process.emitWarning(`the lock on ${root} was lost: ${err.message}`)));
 
 describe('a live holder', () => {
   test('a second open on the same root is refused, naming the holder; close removes the lock', async () => {
@@ -201,7 +199,9 @@ describe('exactly one of several starters wins', () => {
     const winners: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       await setup(root);
-      const tries = await Promise.allSettled(Array.from({ length: STARTERS }, () => acquireRootLock(root)));
+      // one process's starters share what it holds, so a loser that sees a winner's lock refuses at once
+      const held = new HeldLocks();
+      const tries = await Promise.allSettled(Array.from({ length: STARTERS }, () => acquireRootLock(root, Date.now, { held })));
       const won = tries.filter((t) => t.status === 'fulfilled');
       winners.push(won.length);
       for (const t of tries) if (t.status === 'rejected') expect(t.reason).toBeInstanceOf(RootLockedError);
@@ -217,8 +217,7 @@ describe('a held lock that is lost', () => {
     const root = await tempDir();
     let lost!: (root: string) => void;
     const reported = new Promise<string>((r) => (lost = r));
-    setRootLockLostHandler((r) => lost(r));
-    const first = await acquireRootLock(root, Date.now, { updateMs: 1_000 });
+    const first = await acquireRootLock(root, Date.now, { updateMs: 1_000, onLost: (r) => lost(r) });
     // someone removes it by hand, and another server takes the root
     await rm(join(root, LOCK_FILE), { recursive: true });
     const second = await acquireRootLock(root, Date.now, { staleMs: HOUR });
@@ -232,11 +231,10 @@ describe('a held lock that is lost', () => {
   test('a refresh that meets the release is not reported as a lost lock', async () => {
     // a server that stops just as a refresh runs (its start kept the loop busy past the refresh's time)
     let reports = 0;
-    setRootLockLostHandler(() => reports++);
     // each try waits a refresh (a second): 5 in the full proof, 2 in `npm test`
     for (let i = 0; i < scaled(5, 2); i++) {
       const root = await tempDir();
-      const lock = await acquireRootLock(root, Date.now, { updateMs: 1_000 });
+      const lock = await acquireRootLock(root, Date.now, { updateMs: 1_000, onLost: () => reports++ });
       // made after the lock's refresh timer with the same delay, so it runs right after that one, while its checks are on their way
       await new Promise<void>((resolve, reject) => setTimeout(() => lock.release().then(resolve, reject), 1_000));
       // the refresh's checks finish within a few file-system calls
@@ -255,6 +253,72 @@ describe('a held lock that is lost', () => {
     ]);
     const code = await new Promise((r) => child.once('exit', r));
     expect(code).toBe(0);
+    expect(await readdir(root)).toEqual([]);
+  });
+});
+
+describe('the opener passes in what the lock needs', () => {
+  test('importing the module adds no exit listener', async () => {
+    const child = spawnChild(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const before = process.listenerCount('exit'); await import(${JSON.stringify(ROOT_LOCK_JS)}); console.log(process.listenerCount('exit') - before);`,
+    ]);
+    let out = '';
+    child.stdout!.on('data', (d) => (out += String(d)));
+    expect(await new Promise((r) => child.once('exit', r))).toBe(0);
+    expect(out.trim()).toBe('0');
+  });
+
+  /** An exit stand-in that records what is hooked on it. */
+  const hooks = () => {
+    const listeners: (() => void)[] = [];
+    const exit: ExitHooks = {
+      on: (_e, l) => listeners.push(l),
+      off: (_e, l) => listeners.splice(listeners.indexOf(l), 1),
+    };
+    return { exit, listeners };
+  };
+
+  test('the exit hook is on while the lock is held, removes it when run, and is off after release', async () => {
+    const root = await tempDir();
+    const { exit, listeners } = hooks();
+    const lock = await acquireRootLock(root, Date.now, { exit });
+    expect(listeners).toHaveLength(1);
+    // the process exits: the hook removes the lock synchronously
+    listeners[0]!();
+    expect(await readdir(root)).toEqual([]);
+    await lock.release();
+    expect(listeners).toHaveLength(0);
+
+    const again = await acquireRootLock(root, Date.now, { exit });
+    await again.release();
+    expect(listeners).toHaveLength(0);
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  test('a refused acquisition leaves no exit hook behind', async () => {
+    const root = await tempDir();
+    const first = await acquireRootLock(root);
+    const { exit, listeners } = hooks();
+    expect(await refusal(acquireRootLock(root, Date.now, { exit, staleMs: HOUR }))).toBeInstanceOf(RootLockedError);
+    expect(listeners).toHaveLength(0);
+    await first.release();
+  });
+
+  test('a lock held by the same opener is refused at once; another opener waits for a touch', async () => {
+    const root = await tempDir();
+    const held = new HeldLocks();
+    // an hour between touches: only the shared registry can refuse it
+    const first = await acquireRootLock(root, Date.now, { held, updateMs: HOUR, staleMs: 2 * HOUR });
+    expect(await refusal(acquireRootLock(root, Date.now, { held, staleMs: 2 * HOUR }))).toBeInstanceOf(RootLockedError);
+    // another opener cannot tell it from a live holder's without a touch: still waiting after a while
+    const other = acquireRootLock(root, Date.now, { staleMs: 2 * HOUR });
+    const early = await Promise.race([other.then(() => 'settled', () => 'settled'), new Promise((r) => setTimeout(() => r('waiting'), 500))]);
+    expect(early).toBe('waiting');
+    await first.release();
+    // the holder went: the waiter sees the lock gone and takes it
+    await (await other).release();
     expect(await readdir(root)).toEqual([]);
   });
 });

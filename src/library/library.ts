@@ -11,7 +11,7 @@ import { syncFiles } from './history/sync-files.js';
 import { type FaultHook, type FsContext, rootUnwritable } from './disk/fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
 import { recoverRoot } from './disk/recovery.js';
-import { acquireRootLock } from './disk/root-lock.js';
+import { acquireRootLock, type LostHandler } from './disk/root-lock.js';
 import { checkShipped, loadShipped } from './shipped.js';
 import { libraryContext, libraryReads, type ReaderOptions, reportOnce, silentLogger } from './reader.js';
 import type { Library } from './types.js';
@@ -36,6 +36,8 @@ export interface LibraryOptions extends ReaderOptions {
   history?: HistoryOptions;
   /** The proposal and launch-draft stores' bounds (records.ts): kept, pending, per hour, waits, clock. Default: theirs. */
   records?: RecordsOptions;
+  /** What the process does when the root's lock is lost while the library is open (root-lock.ts). Default: a process warning. */
+  onLockLost?: LostHandler;
 }
 
 /**
@@ -67,7 +69,8 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
       // nothing can write here, so no lock to take and no recovery to run: readers apply any pending intent
       logger.warn({ library_root: root, code: unwritable }, 'the library root cannot be written: serving it read-only, every write refused (507 library_unwritable)');
     } else {
-      lock = await acquireRootLock(root, now);
+      // the lock's exit hook is on the process while the library holds it (root-lock.ts)
+      lock = await acquireRootLock(root, now, { exit: process, onLost: options.onLockLost });
       try {
         const done = await recoverRoot(fs);
         if (done.templates.length || done.roles.length) logger.warn(done, 'finished writes interrupted before the last stop');

@@ -48,18 +48,21 @@ function startTime(pid: number | 'self'): string | null {
   }
 }
 
-let mine: Pick<LockHolder, 'boot' | 'pidns' | 'pidStart'> | undefined;
+/** This machine's facts for a lock holder: its boot, PID namespace and start time; empty where /proc is not Linux's. */
+export type ProcessIdentity = Pick<LockHolder, 'boot' | 'pidns' | 'pidStart'>;
 
-/** This process's boot, PID namespace and start time; empty where /proc is not Linux's. */
-export function processIdentity(): Pick<LockHolder, 'boot' | 'pidns' | 'pidStart'> {
-  if (mine) return mine;
+/**
+ * This process's identity, read from /proc at each call: the lock's taker
+ * (root-lock.ts) reads it once per acquisition and passes it down, so nothing
+ * is cached here.
+ */
+export function processIdentity(): ProcessIdentity {
   try {
     const pidStart = startTime('self');
-    mine = pidStart ? { boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), pidns: readlinkSync('/proc/self/ns/pid'), pidStart } : {};
+    return pidStart ? { boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), pidns: readlinkSync('/proc/self/ns/pid'), pidStart } : {};
   } catch {
-    mine = {};
+    return {};
   }
-  return mine;
 }
 
 /**
@@ -68,8 +71,7 @@ export function processIdentity(): Pick<LockHolder, 'boot' | 'pidns' | 'pidStart
  * else — another machine, a container since recreated, a holder from an
  * earlier version, a process of another user — is left to the stale bound.
  */
-export function certainlyDead(h: LockHolder | null): boolean {
-  const me = processIdentity();
+export function certainlyDead(h: LockHolder | null, me: ProcessIdentity): boolean {
   if (!h?.boot || !me.boot || h.boot !== me.boot || h.pidns !== me.pidns) return false;
   try {
     process.kill(h.pid, 0);

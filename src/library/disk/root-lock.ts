@@ -4,7 +4,7 @@ import { lstat, mkdir, open, readdir, rename, rm, rmdir, unlink, writeFile } fro
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lock as properLock } from 'proper-lockfile';
-import { type LockHolder, parseHolder, processIdentity, certainlyDead } from './lock-holder.js';
+import { type LockHolder, parseHolder, type ProcessIdentity, processIdentity, certainlyDead } from './lock-holder.js';
 
 export type { LockHolder } from './lock-holder.js';
 
@@ -53,6 +53,28 @@ export interface RootLockOptions {
   staleMs?: number;
   /** How often the holder touches its lock. Default UPDATE_MS; proper-lockfile's floor is 1 s. */
   updateMs?: number;
+  /**
+   * What happens when the held lock is found taken or gone at a refresh
+   * (another server took it over after this one stalled past the stale bound,
+   * or someone deleted it). The library only reports it; the process shell
+   * (src/server.ts) decides. Default: a process warning.
+   */
+  onLost?: LostHandler;
+  /**
+   * The locks this opener holds, shared by its acquisitions so that one of
+   * its own is refused at once. Default: one for this acquisition alone.
+   */
+  held?: HeldLocks;
+  /**
+   * Where the exit hook goes: the opener passes `process` (openLibrary does),
+   * so a lock still held when the process exits is removed. The hook is
+   * added when the acquisition starts and removed at release or refusal.
+   * Default: none — proper-lockfile's own hook still removes a lock once
+   * lock() has returned.
+   */
+  exit?: ExitHooks;
+  /** This machine's identity for the holder file and the "certainly dead" test (lock-holder.ts). Default: read now. */
+  identity?: ProcessIdentity;
 }
 
 /** Startup error: another process holds the root. Not a DeskError — it never reaches HTTP. */
@@ -74,30 +96,44 @@ export interface RootLock {
   release(): Promise<void>;
 }
 
-type LostHandler = (root: string, err: Error) => void;
-let onLost: LostHandler = (root, err) => process.emitWarning(`the lock on ${root} was lost: ${err.message}`, 'RootLockLost');
-
-/**
- * What the process does when a held lock is found taken or gone at a refresh
- * (another server took it over after this one stalled past the stale bound, or
- * someone deleted it). The library only reports it; the process shell
- * (src/server.ts) decides. Default: a process warning.
- */
-export function setRootLockLostHandler(handler: LostHandler): void {
-  onLost = handler;
+export type LostHandler = (root: string, err: Error) => void;
+/** The part of `process` the exit hook needs. */
+export interface ExitHooks {
+  on(event: 'exit', listener: () => void): unknown;
+  off(event: 'exit', listener: () => void): unknown;
 }
+const warnLost: LostHandler = (root, err) => process.emitWarning(`the lock on ${root} was lost: ${err.message}`, 'RootLockLost');
 
 /**
- * The locks this process has made and not let go, nonce → path. One seen on
- * disk is refused at once, without waiting for a refresh. They are removed at
- * exit, however the process ends short of a signal's default action or a
- * crash — also in the moment between the folder landing and lock()
- * returning, which proper-lockfile's own exit hook does not know about.
+ * The locks an opener has made and not let go, nonce → path. One seen on
+ * disk is refused at once, without waiting for a refresh. `removeAll` is
+ * the opener's exit hook (openLibrary registers it on the process while the
+ * library is open): it removes them however the process ends short of a
+ * signal's default action or a crash — also in the moment between the
+ * folder landing and lock() returning, which proper-lockfile's own exit hook
+ * does not know about.
  */
-const ours = new Map<string, string>();
-process.on('exit', () => {
-  for (const [nonce, path] of ours) removeLockDirSync(path, nonce);
-});
+export class HeldLocks {
+  private readonly paths = new Map<string, string>();
+
+  has(nonce: string): boolean {
+    return this.paths.has(nonce);
+  }
+
+  add(nonce: string, path: string): void {
+    this.paths.set(nonce, path);
+  }
+
+  delete(nonce: string): void {
+    this.paths.delete(nonce);
+  }
+
+  /** Synchronous, for the process's 'exit' event; bound, so it can be passed as the listener itself. */
+  readonly removeAll = (): void => {
+    for (const [nonce, path] of this.paths) removeLockDirSync(path, nonce);
+    this.paths.clear();
+  };
+}
 
 type Seen =
   | { kind: 'none' | 'empty' }
@@ -151,13 +187,13 @@ const sameLock = (a: Seen, b: Seen) =>
   a.kind === 'lock' && b.kind === 'lock' ? a.nonce === b.nonce && a.ino === b.ino && a.mtimeMs === b.mtimeMs : a.kind === b.kind;
 
 /** Makes the lock folder whole or not at all: a prepared folder renamed into place, which fails on any lock that has its holder file. */
-async function createLockDir(path: string, nonce: string, text: string): Promise<void> {
+async function createLockDir(held: HeldLocks, path: string, nonce: string, text: string): Promise<void> {
   const tmp = `${path}.tmp-${nonce}`;
   await mkdir(tmp);
   try {
     await writeFile(join(tmp, holderFile(nonce)), text, { flag: 'wx' });
     await rename(tmp, path);
-    ours.set(nonce, path);
+    held.add(nonce, path);
   } catch (e) {
     await rm(tmp, { recursive: true, force: true });
     if (['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code(e) ?? '')) throw Object.assign(new Error(`${path} exists`), { code: 'EEXIST' });
@@ -166,12 +202,12 @@ async function createLockDir(path: string, nonce: string, text: string): Promise
 }
 
 /** Removes the lock named by `nonce` and nothing else: once the holder file is gone, a folder someone else renamed in is not empty. */
-async function removeLockDir(path: string, nonce: string): Promise<boolean> {
+async function removeLockDir(held: HeldLocks, path: string, nonce: string): Promise<boolean> {
   try {
     await unlink(join(path, holderFile(nonce)));
-    ours.delete(nonce);
+    held.delete(nonce);
   } catch (e) {
-    ours.delete(nonce);
+    held.delete(nonce);
     if (code(e) === 'ENOENT' || code(e) === 'ENOTDIR') return false;
     throw e;
   }
@@ -191,7 +227,7 @@ function removeLockDirSync(path: string, nonce: string): void {
 }
 
 /** The file system proper-lockfile works through, with this lock's own make and remove (it also runs rmdirSync at process exit). */
-function lockFs(nonce: string, text: string) {
+function lockFs(held: HeldLocks, nonce: string, text: string) {
   return {
     // Every look proper-lockfile takes (its refresh's "is it still mine?" above all) checks this
     // lock's own holder file first: an mtime alone can match another lock's, as its probe rounds
@@ -204,8 +240,8 @@ function lockFs(nonce: string, text: string) {
       }),
     utimes: fsCb.utimes,
     realpath: fsCb.realpath,
-    mkdir: (path: string, cb: (err: Error | null) => void) => void createLockDir(path, nonce, text).then(() => cb(null), cb),
-    rmdir: (path: string, cb: (err: Error | null) => void) => void removeLockDir(path, nonce).then(() => cb(null), cb),
+    mkdir: (path: string, cb: (err: Error | null) => void) => void createLockDir(held, path, nonce, text).then(() => cb(null), cb),
+    rmdir: (path: string, cb: (err: Error | null) => void) => void removeLockDir(held, path, nonce).then(() => cb(null), cb),
     rmdirSync: (path: string) => removeLockDirSync(path, nonce),
   };
 }
@@ -219,9 +255,29 @@ function lockFs(nonce: string, text: string) {
  * at once.
  */
 export async function acquireRootLock(root: string, now: () => number = Date.now, options: RootLockOptions = {}): Promise<RootLock> {
+  const held = options.held ?? new HeldLocks();
+  const exit = options.exit;
+  // before the folder can land, and for as long as the lock is held
+  exit?.on('exit', held.removeAll);
+  const unhook = () => void exit?.off('exit', held.removeAll);
+  try {
+    const lock = await takeRootLock(root, now, options, held);
+    return {
+      holder: lock.holder,
+      release: () => lock.release().finally(unhook),
+    };
+  } catch (e) {
+    unhook();
+    throw e;
+  }
+}
+
+async function takeRootLock(root: string, now: () => number, options: RootLockOptions, held: HeldLocks): Promise<RootLock> {
   const staleMs = options.staleMs ?? STALE_MS;
   const path = join(root, LOCK_FILE);
-  const holder: LockHolder = { pid: process.pid, host: hostname(), started: new Date(now()).toISOString(), ...processIdentity() };
+  const onLost = options.onLost ?? warnLost;
+  const me = options.identity ?? processIdentity();
+  const holder: LockHolder = { pid: process.pid, host: hostname(), started: new Date(now()).toISOString(), ...me };
   const nonce = randomBytes(16).toString('hex');
   let previous: Seen | null = null;
   // A refresh whose checks are on their way when the release removes the holder file finds the
@@ -234,9 +290,9 @@ export async function acquireRootLock(root: string, now: () => number = Date.now
         stale: staleMs,
         update: options.updateMs ?? UPDATE_MS,
         realpath: false,
-        fs: lockFs(nonce, JSON.stringify(holder) + '\n'),
+        fs: lockFs(held, nonce, JSON.stringify(holder) + '\n'),
         onCompromised: (err) => {
-          ours.delete(nonce);
+          held.delete(nonce);
           if (!state.releasing) onLost(root, err);
         },
       });
@@ -252,9 +308,9 @@ export async function acquireRootLock(root: string, now: () => number = Date.now
     if (seen.kind === 'odd') throw new RootLockedError(root, null, `${path} is ${seen.what}, not a lock this service made; remove it to start`);
     const watchedSince = Date.now();
     // untouched for staleMs by its mtime, or for as long by our own watch (an mtime in the future: a clock ahead, or a hand edit)
-    const stale = (s: Seen & { kind: 'lock' }) => Date.now() - Math.min(s.mtimeMs, watchedSince) >= staleMs || certainlyDead(s.holder);
+    const stale = (s: Seen & { kind: 'lock' }) => Date.now() - Math.min(s.mtimeMs, watchedSince) >= staleMs || certainlyDead(s.holder, me);
     while (seen.kind === 'lock' && !stale(seen)) {
-      if (seen.nonce && ours.has(seen.nonce)) throw new RootLockedError(root, seen.holder);
+      if (seen.nonce && held.has(seen.nonce)) throw new RootLockedError(root, seen.holder);
       await sleep(POLL_MS);
       const next = await inspect(path);
       if (next.kind === 'lock' && !sameLock(seen, next)) throw new RootLockedError(root, next.holder);
@@ -262,7 +318,7 @@ export async function acquireRootLock(root: string, now: () => number = Date.now
     }
     if (seen.kind !== 'lock') continue;
     // stale: remove exactly this lock; if another starter got there first, the next round sees its lock and refuses
-    if (seen.nonce) await removeLockDir(path, seen.nonce);
+    if (seen.nonce) await removeLockDir(held, path, seen.nonce);
     else await unlink(path).catch(() => {}); // an earlier version's file; unlink never removes a lock folder
   }
   throw new RootLockedError(root, previous?.kind === 'lock' ? previous.holder : null);
