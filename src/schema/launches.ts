@@ -7,23 +7,22 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ProblemDetailsSchema } from './errors.js';
 import { LaunchRunSchema } from './launch.js';
-import { PROPOSAL_ID } from './proposals.js';
+import { FROM_MAX, NOTE_MAX, NullableString, RECORD_ID, RecordDismissSchema, RecordFields, RecordListQuery, recordId, recordListSchema } from './records.js';
 import { TemplateName } from './templates.js';
 import { ProblemSchema } from '../template/problems.js';
 
-/** As a proposal's: `<ms since 1970, base36, 9 digits>-<80 random bits, hex>`, sorting by creation, never guessed. */
-export const LAUNCH_ID = PROPOSAL_ID;
+/** As a proposal's (records.ts). */
+export const LAUNCH_ID = RECORD_ID;
 
-export const LaunchId = Type.String({ pattern: LAUNCH_ID.source, description: 'time-sortable and random; from the draft answer' });
+export const LaunchId = recordId('draft');
 
 export const LaunchStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('dismissed'), Type.Literal('withdrawn')]);
 export type LaunchStatus = Static<typeof LaunchStatusSchema>;
 
 /** The bounds keep a draft's record small (its inputs come within the 1 MiB body). */
-export const LAUNCH_LIMITS = { from: 200, note: 2000 } as const;
+export const LAUNCH_LIMITS = { from: FROM_MAX, note: NOTE_MAX } as const;
 
-/** `?wait=` seconds: below the 60 s a silent connection is kept open (docs/operations.md). */
-export const MAX_WAIT_SECONDS = 55;
+export { MAX_WAIT_SECONDS, WaitQuery } from './records.js';
 
 /** POST /launches */
 export const LaunchCreateSchema = Type.Object(
@@ -40,10 +39,7 @@ export const LaunchCreateSchema = Type.Object(
 export type LaunchCreate = Static<typeof LaunchCreateSchema>;
 
 /** POST /launches/:id/dismiss */
-export const LaunchDismissSchema = Type.Object(
-  { note: Type.Optional(Type.String({ maxLength: LAUNCH_LIMITS.note, description: 'why, for the conductor' })) },
-  { additionalProperties: false },
-);
+export const LaunchDismissSchema = RecordDismissSchema;
 
 /** POST /launches/:id/approve: the body is optional, as a dismissal's */
 export const LaunchApproveSchema = Type.Object(
@@ -51,23 +47,21 @@ export const LaunchApproveSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const Str = Type.Union([Type.String(), Type.Null()]);
-
 /** What the list shows of a draft: no inputs, no preview. */
 export const LaunchSummarySchema = Type.Object(
   {
-    id: Type.String(),
+    id: RecordFields.id,
     status: LaunchStatusSchema,
     template: Type.String({ description: 'the template to launch' }),
     etag: Type.String({ description: 'the ETag of the template version the preview was made on; send it as If-Match to approve' }),
-    from: Str,
-    note: Type.Union([Type.String(), Type.Null()], { description: "the drafter's note, for the operator" }),
-    decision_note: Type.Union([Type.String(), Type.Null()], { description: "the operator's note with the decision (an approval or a dismissal), for the conductor" }),
-    created_at: Type.String({ description: 'ISO 8601' }),
-    decided_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601; null while pending' }),
-    decided_by: Type.Union([Type.String(), Type.Null()], {
-      description: "who approved, dismissed or withdrew it: the user's name (docs/security.md, Users and roles), or the client address on a desk with no users; null while pending, and on a record decided before it was kept",
-    }),
+    from: RecordFields.from,
+    note: NullableString("the drafter's note, for the operator"),
+    decision_note: NullableString("the operator's note with the decision (an approval or a dismissal), for the conductor"),
+    created_at: RecordFields.created_at,
+    decided_at: RecordFields.decided_at,
+    decided_by: NullableString(
+      "who approved, dismissed or withdrew it: the user's name (docs/security.md, Users and roles), or the client address on a desk with no users; null while pending, and on a record decided before it was kept",
+    ),
   },
   { additionalProperties: false },
 );
@@ -106,35 +100,7 @@ export const LaunchRefusalSchema = Type.Object(
 );
 
 /** GET /launches */
-export const LaunchListSchema = Type.Object({
-  pending: Type.Integer({ minimum: 0, description: 'how many drafts wait for a decision, whatever the filter' }),
-  kept_decided: Type.Object(
-    {
-      count: Type.Integer({ minimum: 0, description: 'decided drafts kept now' }),
-      limit: Type.Integer({ minimum: 1, description: 'the most kept (DESK_DECIDED_KEEP); older decided ones are removed, their history stays' }),
-    },
-    { additionalProperties: false },
-  ),
-  launches: Type.Array(LaunchSummarySchema, { description: 'newest first' }),
-});
+export const LaunchListSchema = recordListSchema('launches', LaunchSummarySchema, 'drafts');
 export type LaunchList = Static<typeof LaunchListSchema>;
 
-export const LaunchListQuery = Type.Object(
-  {
-    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('decided'), Type.Literal('all')], { description: 'default pending' })),
-  },
-  { additionalProperties: false },
-);
-
-/** `?wait=N` on GET /launches/:id and GET /proposals/:id: whole seconds, 1 to 55 (a query is text, never coerced). */
-export const WaitQuery = Type.Object(
-  {
-    wait: Type.Optional(
-      Type.String({
-        pattern: '^([1-9]|[1-4][0-9]|5[0-5])$',
-        description: `seconds to wait for a decision, 1 to ${MAX_WAIT_SECONDS}, when pending: the answer comes as soon as it is decided, else after this long, still pending`,
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const LaunchListQuery = RecordListQuery;

@@ -6,19 +6,20 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ProblemSchema } from '../template/problems.js';
 import { CardSchema } from './card.js';
+import { FROM_MAX, NOTE_MAX, NullableString, RECORD_ID, RecordDismissSchema, RecordFields, RecordListQuery, recordId, recordListSchema } from './records.js';
 import { EntryStateSchema } from './state.js';
 import { TemplateName } from './templates.js';
 
-/** `<ms since 1970, base36, 9 digits>-<80 random bits, hex>`: sorts by creation, cannot be guessed. */
-export const PROPOSAL_ID = /^[0-9a-z]{9}-[0-9a-f]{20}$/;
+/** A proposal's id (records.ts). */
+export const PROPOSAL_ID = RECORD_ID;
 
-export const ProposalId = Type.String({ pattern: PROPOSAL_ID.source, description: 'time-sortable and random; from the create answer' });
+export const ProposalId = recordId('create');
 
 export const ProposalStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('saved'), Type.Literal('dismissed')]);
 export type ProposalStatus = Static<typeof ProposalStatusSchema>;
 
 /** The bounds keep a proposal's record small (its source is capped at 128 KiB like a save). */
-export const PROPOSAL_LIMITS = { purpose: 1000, from: 200, note: 2000 } as const;
+export const PROPOSAL_LIMITS = { purpose: 1000, from: FROM_MAX, note: NOTE_MAX } as const;
 
 /** POST /proposals */
 export const ProposalCreateSchema = Type.Object(
@@ -39,12 +40,7 @@ export const ProposalSaveSchema = Type.Object(
 );
 
 /** POST /proposals/:id/dismiss */
-export const ProposalDismissSchema = Type.Object(
-  { note: Type.Optional(Type.String({ maxLength: PROPOSAL_LIMITS.note, description: 'why, for the conductor' })) },
-  { additionalProperties: false },
-);
-
-const Str = Type.Union([Type.String(), Type.Null()]);
+export const ProposalDismissSchema = RecordDismissSchema;
 
 /** What a proposal's save replaced in the library (docs/api.md, Proposals). */
 export const ProposalReplacedSchema = Type.Union(
@@ -68,22 +64,22 @@ export type ProposalReplaced = Static<typeof ProposalReplacedSchema>;
 /** What the list shows of a proposal: no source, no card. */
 export const ProposalSummarySchema = Type.Object(
   {
-    id: Type.String(),
+    id: RecordFields.id,
     status: ProposalStatusSchema,
     name: Type.String({ description: 'the name it was proposed under' }),
     purpose: Type.String(),
-    from: Str,
-    created_at: Type.String({ description: 'ISO 8601' }),
-    decided_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601; null while pending' }),
-    saved_as: Type.Union([Type.String(), Type.Null()], { description: 'the template name it was saved under; null unless saved' }),
-    etag: Type.Union([Type.String(), Type.Null()], { description: "the saved template's ETag then; null unless saved" }),
-    note: Type.Union([Type.String(), Type.Null()], { description: "the dismissal's note" }),
+    from: RecordFields.from,
+    created_at: RecordFields.created_at,
+    decided_at: RecordFields.decided_at,
+    saved_as: NullableString('the template name it was saved under; null unless saved'),
+    etag: NullableString("the saved template's ETag then; null unless saved"),
+    note: NullableString("the dismissal's note"),
     edited: Type.Boolean({
       description: "saved with the operator's edits: a `source` sent with the save that differs from the proposal's; false while pending, when dismissed, or saved as proposed",
     }),
-    decided_by: Type.Union([Type.String(), Type.Null()], {
-      description: "who decided: the user's name (docs/security.md, Users and roles), or the client address on a desk with no users; null while pending, and on a record decided before it was kept",
-    }),
+    decided_by: NullableString(
+      "who decided: the user's name (docs/security.md, Users and roles), or the client address on a desk with no users; null while pending, and on a record decided before it was kept",
+    ),
     replaced: ProposalReplacedSchema,
   },
   { additionalProperties: false },
@@ -104,24 +100,12 @@ export const ProposalAnswerSchema = Type.Object(
 export type ProposalAnswer = Static<typeof ProposalAnswerSchema>;
 
 /** GET /proposals */
-export const ProposalListSchema = Type.Object({
-  pending: Type.Integer({ minimum: 0, description: 'how many proposals wait for a decision, whatever the filter' }),
-  kept_decided: Type.Object(
-    {
-      count: Type.Integer({ minimum: 0, description: 'decided proposals kept now' }),
-      limit: Type.Integer({ minimum: 1, description: 'the most kept (DESK_DECIDED_KEEP); older decided ones are removed, their history stays' }),
-    },
-    { additionalProperties: false, description: 'how many decided (saved or dismissed) proposals are kept, whatever the filter' },
-  ),
-  proposals: Type.Array(ProposalSummarySchema, { description: 'newest first' }),
-});
+export const ProposalListSchema = recordListSchema(
+  'proposals',
+  ProposalSummarySchema,
+  'proposals',
+  'how many decided (saved or dismissed) proposals are kept, whatever the filter',
+);
 export type ProposalList = Static<typeof ProposalListSchema>;
 
-export const ProposalListQuery = Type.Object(
-  {
-    status: Type.Optional(
-      Type.Union([Type.Literal('pending'), Type.Literal('decided'), Type.Literal('all')], { description: 'default pending' }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const ProposalListQuery = RecordListQuery;
