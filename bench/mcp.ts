@@ -2,10 +2,10 @@
  * What the MCP door costs (docs/conductor.md): a `get_template` call
  * through the desk's MCP server — the SDK's Client over its Streamable HTTP
  * transport, one connected client, each call a new server and transport on
- * the desk's side, answered as an event stream — ÷ `GET
+ * the desk's side, answered as one JSON body — ÷ `GET
  * /api/desk/templates/:name` for the same template through Node's fetch
- * (undici), in the same run against the same app on 127.0.0.1. Both answer
- * the template with its card. p50 of 200 sequential calls each after 20
+ * (undici), its body parsed as the client parses the call's, in the same run
+ * against the same app on 127.0.0.1. Both answer the template with its card. p50 of 200 sequential calls each after 20
  * warm-ups, taken in interleaved blocks so a slow spell of the machine falls
  * on both.
  */
@@ -37,10 +37,11 @@ export async function bench(): Promise<BenchRow[]> {
       const r = await client.callTool({ name: 'get_template', arguments: { name: TEMPLATE } });
       if (r.isError || !r.structuredContent) throw new Error(`get_template failed: ${JSON.stringify(r.content)}`);
     };
+    // a caller of GET reads the template too: the MCP client hands back the parsed result, so GET's body is parsed as well
     const viaGet = async () => {
       const r = await fetch(`${base}/api/desk/templates/${TEMPLATE}`);
       if (r.status !== 200) throw new Error(`GET answered ${r.status}`);
-      await r.arrayBuffer();
+      await r.json();
     };
     const timed = async (fn: () => Promise<void>, n: number, out: number[]) => {
       for (let i = 0; i < n; i++) {

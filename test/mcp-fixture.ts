@@ -32,7 +32,7 @@ export interface Desk {
   close(): Promise<void>;
 }
 
-export async function openDesk(extra: Pick<AppOptions, 'proposals' | 'launches'> = {}): Promise<Desk> {
+export async function openDesk(extra: Pick<AppOptions, 'proposals' | 'launches' | 'maxWaiters'> = {}): Promise<Desk> {
   const dir = await mkdtemp(join(tmpdir(), 'desk-mcp-'));
   const log: Record<string, unknown>[] = [];
   const stream = new Writable({

@@ -12,6 +12,7 @@ import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CARD_URI } from '../src/mcp/tool.js';
 import { INITIALIZE, MCP, openDesk, post, type Desk } from './mcp-fixture.js';
+import { TOKENS } from './users-fixture.js';
 
 const TOOLS = ['list_templates', 'get_template', 'validate_template', 'propose_template', 'draft_launch', 'await_decision', 'withdraw_launch'];
 
@@ -330,6 +331,35 @@ describe('the bounds every caller meets', () => {
       expect((await small.api('POST', '/proposals', 'carl', args('third'))).status).toBe(429);
     } finally {
       await small.close();
+    }
+  });
+});
+
+describe('a caller that goes away', () => {
+  test('a wait whose caller hung up stops waiting: its place among the waiters is free again', async () => {
+    // one waiter allowed: a wait past the bound answers at once, so a second wait that waits proves the first ended
+    const one = await openDesk({ maxWaiters: 1 });
+    try {
+      const c = await one.client('carl');
+      const p = structured<{ id: string }>(await c.callTool({ name: 'propose_template', arguments: { name: 'gone', purpose: 'the caller hangs up', source: FIX('gone') } }));
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'await_decision', arguments: { id: p.id, wait_s: 30 } } });
+      const hungUp = await new Promise<boolean>((done) => {
+        const req = request(`${one.base}${MCP}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKENS.carl}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        });
+        req.on('error', () => done(true));
+        req.on('response', () => done(false));
+        req.end(body);
+        setTimeout(() => req.destroy(), 400);
+      });
+      expect(hungUp).toBe(true);
+      await new Promise((done) => setTimeout(done, 200));
+      const t0 = Date.now();
+      expect(structured(await c.callTool({ name: 'await_decision', arguments: { id: p.id, wait_s: 2 } }))).toMatchObject({ status: 'pending' });
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(1_500);
+    } finally {
+      await one.close();
     }
   });
 });

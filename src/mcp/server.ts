@@ -68,7 +68,10 @@ export function deskServer(o: DeskServerOptions): Server {
       proposals: o.proposals,
       launches: o.launches,
       asker: o.asker,
-      signal: AbortSignal.any([extra.signal, o.stopping]),
+      // made when a tool asks (only a wait does): AbortSignal.any on every call cost more than the call's own work
+      get signal() {
+        return AbortSignal.any([extra.signal, o.stopping]);
+      },
       progress,
     });
   });

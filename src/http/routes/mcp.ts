@@ -106,7 +106,10 @@ export const mcpRoutes: FastifyPluginAsyncTypebox<{ library: Library; proposals:
       ownHeaders(res, stopping.signal);
       const server = deskServer({ library, proposals, launches, asker: askerOf(req), stopping: stopping.signal, validator });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !mayProgress(req.body) });
+      // a caller that goes away mid-call ends the call (a wait stops waiting); an answered one has
+      // nothing left to stop, and closing it would only build the SDK's `Connection closed` error
       res.once('close', () => {
+        if (res.writableFinished) return;
         void transport.close();
         void server.close();
       });
