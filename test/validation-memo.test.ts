@@ -33,10 +33,9 @@ function standIn() {
   return { calls, memo: new ValidationMemo(validate) };
 }
 
-let gens = 0;
-/** A look at a library of these names: a generation of its own, as a changed library would have. */
+/** A look at a library of these names: a generation token of its own, as a changed library would have. */
 function look(roles: string[], templates: string[] = [], kits: Record<string, string[]> = {}): CatalogueGen {
-  return { gen: ++gens, catalogue: { roles: new Set(roles), templates: new Set(templates), kits: new Map(Object.entries(kits)) } };
+  return { gen: {}, catalogue: { roles: new Set(roles), templates: new Set(templates), kits: new Map(Object.entries(kits)) } };
 }
 
 const SRC = 'role auditor\nrole worker\ntemplate origin\nkit worker\n';

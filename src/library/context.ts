@@ -1,4 +1,5 @@
 import type { Catalogue } from '../template/model.js';
+import type { AnswerMemo } from './templates/answer-memo.js';
 import type { EntryCache } from './templates/entry-cache.js';
 import type { FsContext } from './disk/fs-safe.js';
 import type { KeyedQueue } from './queue.js';
@@ -24,12 +25,14 @@ export interface LibraryContext {
   /** the list's facts per operator template, keyed on its files' stats */
   entries: EntryCache;
   memo: ValidationMemo;
+  /** the last single-template answers with their card (answer-memo.ts) */
+  answers: AnswerMemo;
   /**
-   * The last look's catalogue and its generation number (look.ts): a look
-   * that finds the same names keeps the number, so memos proven under it
+   * The last look's catalogue and its generation token (look.ts): a look
+   * that finds the same names keeps the token, so memos proven under it
    * need no second proof. Nothing is answered from it.
    */
-  last: { catalogue: Catalogue; gen: number } | null;
+  last: { catalogue: Catalogue; gen: object } | null;
   logger: LibraryLogger;
   /** names a sync could not merge (state.ts, history/sync-files.ts); readers answer them as `diverged` */
   diverged: DivergedNames;

@@ -48,8 +48,6 @@ function templatesFolder(dir: string): TemplatesFolder {
   return { dir, entries, copies, dotted };
 }
 
-let generations = 0;
-
 function listed<T>(fs: FsContext | null, folder: string, read: (dir: string) => T): { dir: string; entries: T } | null {
   if (!fs) return null;
   // a link on the way is refused here (symlink_refused), never followed
@@ -84,7 +82,8 @@ export function look(ctx: LibraryContext): Look {
   if (last && sameSet(last.catalogue.templates, catalogue.templates) && sameSet(last.catalogue.roles, catalogue.roles) && sameKits(last.catalogue.kits, catalogue.kits)) {
     return { catalogue: last.catalogue, gen: last.gen, templates, roles };
   }
-  ctx.last = { catalogue, gen: ++generations };
+  // a new token: memos proven under the old names are asked their refs again
+  ctx.last = { catalogue, gen: {} };
   // what is kept for names that are gone would only hold memory
   ctx.memo.prune(catalogue.templates);
   ctx.entries.prune(catalogue.templates);
@@ -165,13 +164,11 @@ export function pointCatalogue(ctx: LibraryContext): Catalogue {
   return { templates, roles, kits };
 }
 
-let pointGenerations = 0;
-
 /**
- * The point catalogue with a generation of its own, for the memo: negative,
- * so it never equals a whole look's, and new at every call — a memo is then
+ * The point catalogue with a generation of its own, for the memo: a token
+ * new at every call, so it never equals a whole look's — a memo is then
  * proven by asking its refs again, a few lstats, never by listing.
  */
 export function pointLook(ctx: LibraryContext): CatalogueGen {
-  return { catalogue: pointCatalogue(ctx), gen: --pointGenerations };
+  return { catalogue: pointCatalogue(ctx), gen: {} };
 }

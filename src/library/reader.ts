@@ -6,6 +6,7 @@ import type { FsContext, OddFile } from './disk/fs-safe.js';
 import { look } from './look.js';
 import { listRoleEntries, roleEntry } from './roles/entries.js';
 import { loadShipped, type Shipped } from './shipped.js';
+import { AnswerMemo } from './templates/answer-memo.js';
 import { EntryCache } from './templates/entry-cache.js';
 import { getTemplate, listTemplates } from './templates/read.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
@@ -75,6 +76,7 @@ export function libraryContext(parts: {
     now: parts.now,
     entries: new EntryCache(),
     memo: new ValidationMemo(parts.validate ?? validateTemplate),
+    answers: new AnswerMemo(),
     last: null,
     logger: parts.logger,
     diverged: { templates: new Map(), roles: new Map() },

@@ -4,10 +4,12 @@
  * DeskError the error handler answers.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Library, WriteOptions } from '../../library/types.js';
+import type { Library, TemplateDetail, WriteOptions } from '../../library/types.js';
 import { SaveNote, TemplateAnswerSchema, TemplateListSchema } from '../../schema/templates.js';
 import { templateAnswer } from '../../library/answers.js';
+import { ANSWER_ETAG, noneMatch, NotModified, type Sent, sentOf } from '../answer-etag.js';
 import { ifMatch, precondition, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';
 import { DeskError } from '../../errors.js';
@@ -26,6 +28,8 @@ const SaveHeaders = Type.Object({
 });
 
 export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
+  // each answer's bytes and weak ETag, made once: the library hands out the same answer while nothing it is made of changes
+  const sent = new WeakMap<TemplateDetail, Sent>();
   app.get(
     '/templates',
     {
@@ -49,7 +53,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         summary: 'One template with its source, problems and card',
         tags: ['templates'],
         params: TemplateParams,
-        response: { 200: Type.Ref(TemplateAnswerSchema), ...errorResponses },
+        response: { 200: Type.Ref(TemplateAnswerSchema), 304: NotModified, ...errorResponses },
       },
     },
     async (req, reply) => {
@@ -58,8 +62,16 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         throw new DeskError('not_found', `no template named '${req.params.name}' loads here; a teammate's version of it waits for a decision: GET /api/desk/sync/templates/${req.params.name}`);
       }
       if (!d) throw notFound('template', req.params.name);
-      withEtag(reply, d.etag);
-      return templateAnswer(d);
+      let s = sent.get(d);
+      if (!s) {
+        // the route's response schema writes it, as it writes every answer
+        s = sentOf(reply.serialize(templateAnswer(d)) as string);
+        sent.set(d, s);
+      }
+      withEtag(reply, d.etag).header(ANSWER_ETAG, s.tag);
+      if (noneMatch(req.headers['if-none-match'], s.tag)) return reply.code(304).send(null);
+      // already written by the schema's serializer: sent as it is
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(s.body);
     },
   );
 

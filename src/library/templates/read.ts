@@ -226,35 +226,78 @@ function detailOf(ctx: LibraryContext, r: TemplateRead, l: CatalogueGen): Templa
   return { ...r.facts, ...outline, ...rest, problems: validation.problems, model: validation.template };
 }
 
+/** What a card is diffed against, and that text's sha256. */
+interface Against {
+  against: CardAgainst;
+  hash: string;
+}
+
 /**
  * The card diffs against the header's base when the library holds it; else,
  * for an operator copy of a shipped template, today's shipped bytes; else
- * nothing. Its validations come from the memo.
+ * nothing.
  */
-function cardOf(ctx: LibraryContext, d: TemplateDetail, l: CatalogueGen, folder: Folder) {
-  let against: CardAgainst | null = null;
-  if (d.base && d.base !== d.name && isTemplateName(d.base)) {
-    const b = readTemplate(ctx, d.base, folder);
-    if (b) against = { name: d.base, kind: 'base', source: b.source };
+function againstOf(ctx: LibraryContext, r: TemplateRead, base: string | null, folder: Folder): Against | null {
+  const name = r.facts.name;
+  if (base && base !== name && isTemplateName(base)) {
+    const b = readTemplate(ctx, base, folder);
+    if (b) return { against: { name: base, kind: 'base', source: b.source }, hash: b.facts.hash };
   }
-  if (!against && d.shipped_source !== null && d.state !== 'shipped') against = { name: d.name, kind: 'shipped', source: d.shipped_source };
-  return buildCard(d.source, { name: d.name }, l.catalogue, against, ctx.memo.validator(l));
+  const shipped = ctx.shipped.templates.get(name);
+  if (shipped && r.facts.state !== 'shipped') return { against: { name, kind: 'shipped', source: shipped.text }, hash: shipped.hash };
+  return null;
+}
+
+/**
+ * A read template with its card: the answer kept in the answer memo when
+ * everything it is made of is as it was (answer-memo.ts), else built — its
+ * validations from the memo — and kept. A validation that walked a whole set
+ * of names cannot be keyed on its refs: such an answer is built every time.
+ */
+function answerOf(ctx: LibraryContext, r: TemplateRead, l: CatalogueGen, folder: Folder): TemplateDetail {
+  const name = r.facts.name;
+  if (r.unreadable) {
+    const d = detailOf(ctx, r, l);
+    d.card = buildCard(d.source, { name }, l.catalogue, null, ctx.memo.validator(l));
+    return d;
+  }
+  const own = ctx.memo.whole(name, r.source, r.facts.hash, l);
+  const a = againstOf(ctx, r, own.outline.base, folder);
+  // proven here, once: the card's validator finds both under this look without asking again
+  const theirs = a ? ctx.memo.whole(undefined, a.against.source, a.hash, l) : null;
+  const key =
+    own.refs === null || theirs?.refs === null
+      ? null
+      : JSON.stringify([
+          r.facts,
+          r.marker,
+          ctx.shipped.templates.get(name)?.hash ?? null,
+          a ? [a.against.kind, a.against.name, a.hash] : null,
+          own.refs,
+          theirs?.refs ?? null,
+          ctx.diverged.templates.get(name) ?? null,
+        ]);
+  const kept = key === null ? null : ctx.answers.get(name, key);
+  if (kept) return kept;
+  const d = detailOf(ctx, r, l);
+  d.card = buildCard(d.source, { name }, l.catalogue, a?.against ?? null, ctx.memo.validator(l));
+  if (key !== null) ctx.answers.set(name, key, d);
+  return d;
 }
 
 /**
  * One template in full. Its files are opened by name and the catalogue is
  * asked name by name (look.ts pointCatalogue), so a read or a save's answer
  * costs the same in a library of ten templates or ten thousand; the list
- * takes the whole look.
+ * takes the whole look. With its card, the answer is the kept one while
+ * nothing it is made of changed.
  */
 export function getTemplate(ctx: LibraryContext, name: string, card = false): TemplateDetail | null {
   const folder = templatesFolder(ctx);
   const r = readTemplate(ctx, name, folder);
   if (!r) return null;
   const l = pointLook(ctx);
-  const d = detailOf(ctx, r, l);
-  if (card) d.card = cardOf(ctx, d, l, folder);
-  return d;
+  return card ? answerOf(ctx, r, l, folder) : detailOf(ctx, r, l);
 }
 
 /** The templates folder, its files opened by name (ENOENT when absent); null when there is none to read. */

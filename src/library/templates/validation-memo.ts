@@ -21,10 +21,14 @@ import type { TemplateOutline } from '../types.js';
  * list of 10,000 would otherwise hold every model.
  */
 
-/** The catalogue of one look at the library, and a number that changes exactly when its names do. */
+/**
+ * The catalogue of one look at the library, and its generation: a token
+ * that is new exactly when the names are (look.ts). Compared by identity,
+ * so no counter is kept anywhere.
+ */
 export interface CatalogueGen {
   catalogue: Catalogue;
-  gen: number;
+  gen: object;
 }
 
 /** A validation's refs as the memo keeps them: the three records, in this order. */
@@ -33,7 +37,7 @@ type KeptRefs = [roles: CatalogueRefs['roles'], templates: CatalogueRefs['templa
 interface Memo {
   hash: string;
   /** the generation the memo was last proven under */
-  gen: number;
+  gen: object;
   /**
    * The validation's refs as one JSON string of KeptRefs — one string per
    * memo, as the list of 10,000 keeps a memo for each template and records
@@ -115,8 +119,13 @@ export class ValidationMemo {
     return (this.find(name, hash, at) ?? this.run(name, source, hash, at).memo).outline;
   }
 
-  /** The whole validation (problems and model), with its outline; kept among the WHOLE_KEPT. */
-  whole(name: string | undefined, source: string, hash: string, at: CatalogueGen): { outline: TemplateOutline; validation: Validation } {
+  /**
+   * The whole validation (problems and model), with its outline; kept among
+   * the WHOLE_KEPT. `refs`: what it asked the catalogue and was told, as
+   * kept (null when it walked a whole set) — with the bytes' hash, all the
+   * validation depends on, so an answer built from it can be keyed on it.
+   */
+  whole(name: string | undefined, source: string, hash: string, at: CatalogueGen): { outline: TemplateOutline; validation: Validation; refs: string | null } {
     const key = name ?? '';
     const kept = this.find(key, hash, at);
     // a memo that let its validation go still holds under this catalogue: validating again gives the same one (pure)
@@ -124,7 +133,7 @@ export class ValidationMemo {
       ? { memo: kept, validation: kept.validation ?? this.validateAs(key, source, at) }
       : this.run(key, source, hash, at);
     this.keepWhole(memo, validation);
-    return { outline: memo.outline, validation };
+    return { outline: memo.outline, validation, refs: memo.refs };
   }
 
   /** A validator for the card under this look's catalogue, answering from the memo. */
