@@ -6,6 +6,7 @@ import type { LaunchAnswer, LaunchList, LaunchSummary } from '../schema/launches
 import type { Problem } from '../schema/errors.js';
 import { errorText } from './ui.js';
 import { can } from './me.js';
+import { decidedRow, pendingAndDecided, recordsPage, SHOWN } from './records-page.js';
 
 /**
  * The Launches view (`#/launches`): each launch a conductor drafted and the
@@ -18,45 +19,25 @@ import { can } from './me.js';
  * prompt is set as text, never as HTML.
  */
 
-/** How many pending drafts are drawn in full; the rest are listed. */
-const SHOWN = 20;
-
 export async function launchesView(onDecided: () => void): Promise<HTMLElement> {
-  const [pending, decided] = await Promise.all([call<LaunchList>('GET', '/launches?status=pending'), call<LaunchList>('GET', '/launches?status=decided')]);
-  const waiting = pending.body.launches;
+  const { waiting, decided } = await pendingAndDecided<LaunchList, 'launches'>('/launches', 'launches');
   const details = await Promise.all(waiting.slice(0, SHOWN).map(async (l) => (await call<LaunchAnswer>('GET', `/launches/${enc(l.id)}`)).body));
-  return h(
-    'div',
-    { class: 'launches' },
-    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / launches'),
-    h('h2', {}, 'Launches ', h('span', { class: 'count' }, `${waiting.length} pending`)),
-    waiting.length
-      ? h('p', {}, 'Launches a conductor drafted. Approving one tells the conductor to start these runs; the desk itself starts nothing.')
-      : h('p', { class: 'note' }, 'No launch is waiting for a decision.'),
-    details.map((d) => draftArticle(d, onDecided)),
-    waiting.length > SHOWN ? h('p', { class: 'note' }, `${waiting.length - SHOWN} more are waiting; decide these first.`) : null,
-    decided.body.launches.length
-      ? h(
-          'section',
-          { 'aria-labelledby': 'h-launches-decided' },
-          h('h3', { id: 'h-launches-decided' }, 'Decided'),
-          h('ul', { class: 'rows', 'aria-label': 'Decided launches' }, decided.body.launches.map(decidedRow)),
-        )
-      : null,
-  );
+  return recordsPage({
+    kind: 'launches',
+    title: 'Launches',
+    pending: waiting.length,
+    intro: 'Launches a conductor drafted. Approving one tells the conductor to start these runs; the desk itself starts nothing.',
+    none: 'No launch is waiting for a decision.',
+    articles: details.map((d) => draftArticle(d, onDecided)),
+    decided: { id: 'h-launches-decided', label: 'Decided launches', rows: decided.map(decidedLaunch) },
+  });
 }
 
-function decidedRow(l: LaunchSummary): HTMLElement {
-  return h(
-    'li',
-    { class: 'row', 'data-id': l.id, 'data-status': l.status },
-    h(
-      'div',
-      { class: 'row-main' },
-      h('a', { href: `#/templates/${enc(l.template)}`, class: 'name' }, l.template),
-      h('span', { class: `tag launch-${l.status}` }, l.status),
-      l.decided_at ? h('span', { class: 'hint' }, `${l.decided_by ? `by ${l.decided_by}, ` : ''}${new Date(l.decided_at).toLocaleString()}`) : null,
-    ),
+function decidedLaunch(l: LaunchSummary): HTMLElement {
+  return decidedRow(
+    l,
+    h('a', { href: `#/templates/${enc(l.template)}`, class: 'name' }, l.template),
+    h('span', { class: `tag launch-${l.status}` }, l.status),
     l.decision_note ? h('p', { class: 'sentence' }, `Note: ${l.decision_note}`) : null,
   );
 }

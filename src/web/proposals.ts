@@ -12,6 +12,7 @@ import type { TemplateList } from '../schema/templates.js';
 import { stateInfo } from './states.js';
 import { errorText } from './ui.js';
 import { can } from './me.js';
+import { decidedRow, pendingAndDecided, recordsPage, SHOWN } from './records-page.js';
 
 /**
  * The Proposals view (`#/proposals`): each proposal waiting for a decision
@@ -20,8 +21,6 @@ import { can } from './me.js';
  * header's link shows how many wait (proposal-count.ts).
  */
 
-/** How many pending proposals are drawn in full; the rest are listed by name. */
-const SHOWN = 20;
 
 /** What the events stream says of a proposal (docs/api.md, Proposals). */
 export interface ProposalHint {
@@ -60,59 +59,34 @@ export function proposalHint(kind: 'created' | 'decided', p: ProposalHint): void
 
 export async function proposalsView(onDecided: () => void): Promise<HTMLElement> {
   redraw = onDecided;
-  const [pending, decided, library] = await Promise.all([
-    call<ProposalList>('GET', '/proposals?status=pending'),
-    call<ProposalList>('GET', '/proposals?status=decided'),
-    call<TemplateList>('GET', '/templates'),
-  ]);
+  const [{ waiting, decided }, library] = await Promise.all([pendingAndDecided<ProposalList, 'proposals'>('/proposals', 'proposals'), call<TemplateList>('GET', '/templates')]);
   // a name the library does not list is new: no request for it, which could only be a 404
   const names = new Set(library.body.templates.map((t) => t.name));
-  const waiting = pending.body.proposals;
   const details = await Promise.all(
     waiting.slice(0, SHOWN).map(async (p) => {
       const { body } = await call<ProposalAnswer>('GET', `/proposals/${enc(p.id)}`);
       return { body, impact: await impactOf(body.name, body.source, names) };
     }),
   );
-  return h(
-    'div',
-    { class: 'proposals' },
-    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Library'), ' / proposals'),
-    h('h2', {}, 'Proposals ', h('span', { class: 'count' }, `${waiting.length} pending`)),
-    waiting.length
-      ? h('p', {}, 'Templates a conductor proposed. Nothing is in the library until you save it.')
-      : h('p', { class: 'note' }, 'No proposal is waiting for a decision.'),
-    details.map(({ body, impact }) => proposalArticle(body, impact, names, onDecided)),
-    waiting.length > SHOWN
-      ? h('p', { class: 'note' }, `${waiting.length - SHOWN} more are waiting; decide these first.`)
-      : null,
-    decided.body.proposals.length
-      ? h(
-          'section',
-          { 'aria-labelledby': 'h-decided' },
-          h('h3', { id: 'h-decided' }, 'Decided'),
-          h('ul', { class: 'rows', 'aria-label': 'Decided proposals' }, decided.body.proposals.map(decidedRow)),
-        )
-      : null,
-  );
+  return recordsPage({
+    kind: 'proposals',
+    title: 'Proposals',
+    pending: waiting.length,
+    intro: 'Templates a conductor proposed. Nothing is in the library until you save it.',
+    none: 'No proposal is waiting for a decision.',
+    articles: details.map(({ body, impact }) => proposalArticle(body, impact, names, onDecided)),
+    decided: { id: 'h-decided', label: 'Decided proposals', rows: decided.map(decidedProposal) },
+  });
 }
 
-function decidedRow(p: ProposalSummary): HTMLElement {
+function decidedProposal(p: ProposalSummary): HTMLElement {
   // what the save replaced (the record keeps it): an edited copy is named, so it is not taken for a new name
   const over = p.replaced ? `, over the ${stateInfo(p.replaced.state).label} copy` : '';
   const what = p.status === 'saved' ? `saved as ${p.saved_as ?? p.name}${over}` : 'dismissed';
-  return h(
-    'li',
-    { class: 'row', 'data-id': p.id, 'data-status': p.status },
-    h(
-      'div',
-      { class: 'row-main' },
-      p.status === 'saved' && p.saved_as
-        ? h('a', { href: `#/templates/${p.saved_as}`, class: 'name' }, p.name)
-        : h('span', { class: 'name' }, p.name),
-      h('span', { class: `tag proposal-${p.status}` }, what),
-      p.decided_at ? h('span', { class: 'hint' }, `${p.decided_by ? `by ${p.decided_by}, ` : ''}${new Date(p.decided_at).toLocaleString()}`) : null,
-    ),
+  return decidedRow(
+    p,
+    p.status === 'saved' && p.saved_as ? h('a', { href: `#/templates/${p.saved_as}`, class: 'name' }, p.name) : h('span', { class: 'name' }, p.name),
+    h('span', { class: `tag proposal-${p.status}` }, what),
     h('p', { class: 'purpose' }, p.purpose),
     p.note ? h('p', { class: 'sentence' }, `Note: ${p.note}`) : null,
   );
