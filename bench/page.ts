@@ -505,8 +505,8 @@ async function typingNeverBlocks(page: Page): Promise<BenchRow> {
  */
 async function validatorAlone(browser: Browser, base: string, editorMissing: boolean): Promise<BenchRow[]> {
   const probe = await bundleProbe(
-    "import { checkSource } from './src/web/validator.ts'; import { validateTemplate } from './src/template/validate.ts'; import { toCatalogue } from './src/web/validator-core.ts';" +
-    'Object.assign(window, { deskBench: { checkSource, mainThread: async (s, n) => { const c = toCatalogue(await (await fetch("/api/desk/catalogue")).json()); const t = performance.now(); validateTemplate(s, { name: n, catalogue: c }); return performance.now() - t; } } });',
+    "import { PageValidator } from './src/web/validator.ts'; import { validateTemplate } from './src/template/validate.ts'; import { toCatalogue } from './src/web/validator-core.ts';" +
+    'const v = new PageValidator(); Object.assign(window, { deskBench: { checkSource: (s, n) => v.checkSource(s, n), mainThread: async (s, n) => { const c = toCatalogue(await (await fetch("/api/desk/catalogue")).json()); const t = performance.now(); validateTemplate(s, { name: n, catalogue: c }); return performance.now() - t; } } });',
     'ts',
   );
   const url = '/assets/bench-probe-AAAAAAAA.js';

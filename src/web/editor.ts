@@ -8,7 +8,7 @@ import { showsExactly, toDiagnostics } from './editor-lint.js';
 import { afterPaint } from './editor-paint.js';
 import { editorExtensions } from './editor-setup.js';
 import { errorCount, offsetOf, position, sameProblems, sortProblems } from './format.js';
-import { catalogueAnswer, checkSource, warmUp } from './validator.js';
+import type { PageValidator } from './validator.js';
 import type { Card } from '../schema/card.js';
 import type { Problem } from '../schema/errors.js';
 
@@ -31,6 +31,8 @@ export interface EditorOptions {
   source: string;
   problems: Problem[];
   readOnly: boolean;
+  /** the page's validator (main.ts makes it): checks, warm-up, and the names completion offers */
+  validator: PageValidator;
   /** a fresh card for the text as it stands, or null when the text is back to the saved source */
   onCard?: (card: Card | null) => void;
   /** called whenever the status changes, so the page can enable Save */
@@ -80,7 +82,7 @@ export class Editor {
         extensions: editorExtensions({
           label: `Source of ${opts.name}`,
           readOnly: opts.readOnly,
-          names,
+          names: () => names(opts.validator),
           onChange: () => this.changed(),
         }),
       }),
@@ -100,7 +102,7 @@ export class Editor {
     );
     this.el = h('div', { class: 'editor' }, code, pane);
     this.render();
-    if (!opts.readOnly) warmUp(this.saved, opts.name);
+    if (!opts.readOnly) opts.validator.warmUp(this.saved, opts.name);
   }
 
   get text(): string {
@@ -241,7 +243,7 @@ export class Editor {
 
   private async check(mine: number, source: string): Promise<void> {
     try {
-      const problems = await checkSource(source, this.opts.name);
+      const problems = await this.opts.validator.checkSource(source, this.opts.name);
       if (mine !== this.seq) return; // a later keystroke owns the result
       this.problems = problems;
       this.setStatus(errorCount(problems) > 0 ? 'invalid' : 'valid');
@@ -327,7 +329,7 @@ function lf(text: string): string {
 }
 
 /** Roles and templates for completion: the catalogue the page's validator checks against, fetched once for both. */
-async function names(): Promise<LibraryNames> {
-  const { roles, templates } = await catalogueAnswer();
+async function names(validator: PageValidator): Promise<LibraryNames> {
+  const { roles, templates } = await validator.catalogueAnswer();
   return { roles, templates };
 }

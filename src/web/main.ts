@@ -8,7 +8,7 @@ import { type LiveEvent, type LiveState, startLive } from './live.js';
 import { type SyncIndicator, syncIndicator } from './sync-indicator.js';
 import type { RolePage } from './roles.js';
 import type { Tab, TemplatePage } from './template-view.js';
-import { invalidateCatalogue } from './validator.js';
+import { PageValidator } from './validator.js';
 import { loadMe, roleNote } from './me.js';
 import type { RoleList } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
@@ -38,6 +38,8 @@ function outdated(cause: unknown): never {
   throw new PageOutdated(`this view's code could not be fetched (${cause instanceof Error ? cause.message : String(cause)})`);
 }
 const main = document.getElementById('main')!;
+/** the page's one validator: its Worker and catalogue serve every view that checks text (validator.ts) */
+const validator = new PageValidator();
 /** the open template, or null */
 let page: TemplatePage | null = null;
 /** the open role, or null */
@@ -86,7 +88,7 @@ async function route(): Promise<void> {
     let view: HTMLElement;
     if (r.view === 'template') {
       const { TemplatePage } = await views();
-      const p = new TemplatePage(r.name, templates);
+      const p = new TemplatePage(r.name, templates, validator);
       await p.load();
       if (current !== ticket) {
         p.dispose(); // left while it loaded: never shown
@@ -264,7 +266,7 @@ function connection(state: LiveState): void {
       ? 'Lost contact with the service: changes made elsewhere do not show, and saving waits until it is back.'
       : 'Back in contact with the service; what this page shows was read and checked again.';
   if (state === 'back') {
-    invalidateCatalogue();
+    validator.invalidateCatalogue();
     void page?.recheck();
     rolePageOpen?.changedElsewhere(null);
     sync?.refresh();
@@ -279,7 +281,7 @@ function onEvent(e: LiveEvent): void {
   // a sync round says once for all its names: the list, the catalogue and an open template are read again
   if (e.type === 'template.changed' || e.type === 'role.changed' || e.type === 'library.synced' || e.type === 'library.upgraded' || e.type === 'resync') {
     // the names the page's validator checks against may have changed (validator.ts)
-    invalidateCatalogue();
+    validator.invalidateCatalogue();
     if (relist) clearTimeout(relist);
     relist = setTimeout(() => void redrawList(), 100);
   }

@@ -11,7 +11,7 @@ import { conflictFieldset } from './merge-conflict.js';
 import type { Card } from '../schema/card.js';
 import type { Problem } from '../schema/errors.js';
 import type { RebaseAnswer, TemplateAnswer } from '../schema/templates.js';
-import { checkSource } from './validator.js';
+import type { PageValidator } from './validator.js';
 
 /**
  * The rebase preview: the copy merged onto today's shipped version, each
@@ -31,9 +31,9 @@ export interface RebaseHandlers {
 }
 
 /** The validator's problems; the service's (POST …/propose) if the page's cannot run. */
-async function check(source: string, name: string): Promise<Problem[]> {
+async function check(validator: PageValidator, source: string, name: string): Promise<Problem[]> {
   try {
-    return await checkSource(source, name);
+    return await validator.checkSource(source, name);
   } catch {
     const { body } = await call<Card>('POST', '/templates/propose', { body: { name, source } });
     return body.problems;
@@ -42,18 +42,20 @@ async function check(source: string, name: string): Promise<Problem[]> {
 
 
 /** POST …/rebase and the copy as saved; throws the API's error (409 nothing_to_rebase, no_kept_base). */
-export async function rebasePreview(name: string, on: RebaseHandlers): Promise<HTMLElement> {
+export async function rebasePreview(name: string, validator: PageValidator, on: RebaseHandlers): Promise<HTMLElement> {
   const [{ body }, { body: copy }] = await Promise.all([
     call<RebaseAnswer>('POST', `/templates/${enc(name)}/rebase`, { body: {} }),
     call<TemplateAnswer>('GET', `/templates/${enc(name)}`),
   ]);
-  return mergeChoices({ name, parts: body.parts, mine: copy.source, ...on });
+  return mergeChoices({ name, parts: body.parts, mine: copy.source, validator, ...on });
 }
 
 /** What a merge is of: the rebase onto today's shipped version unless told otherwise. */
 export interface MergeChoicesOptions extends RebaseHandlers {
   /** the template, for the validator */
   name: string;
+  /** the page's validator (main.ts makes it) */
+  validator: PageValidator;
   parts: RebaseAnswer['parts'];
   /** the text the result is compared with ("your copy") */
   mine: string;
@@ -150,7 +152,7 @@ export function mergeChoices(o: MergeChoicesOptions): HTMLElement {
     }
     setStatus('checking', 'Checking the result…');
     try {
-      const problems = await check(result, name);
+      const problems = await check(o.validator, result, name);
       if (mine !== seq) return; // a later choice owns the status
       const errors = errorCount(problems);
       showProblems(problems);

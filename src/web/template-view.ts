@@ -15,6 +15,7 @@ import type { ProposalAnswer } from '../schema/proposals.js';
 import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
 import type { DivergedTemplate } from '../schema/sync.js';
 import { takeOver } from './proposal-handoff.js';
+import type { PageValidator } from './validator.js';
 import { duplicateForm } from './duplicate.js';
 import { divergedPanel } from './sync-diverged.js';
 import { badge, confirmInline, errorText, focusLost, say, type SayKind, showState, unsay } from './ui.js';
@@ -71,6 +72,8 @@ export class TemplatePage {
   constructor(
     readonly name: string,
     private readonly templates: () => Promise<TemplateSummary[]>,
+    /** the page's validator (main.ts makes it): the editor's checks and the merge previews' */
+    private readonly validator: PageValidator,
   ) {}
 
   async load(): Promise<void> {
@@ -102,6 +105,7 @@ export class TemplatePage {
     this.draftCard = null;
     this.editor = new Editor({
       name: this.name,
+      validator: this.validator,
       source: body.source,
       problems: body.problems,
       // a viewer or a conductor cannot save: an editor they could type in would only hold edits that go nowhere
@@ -489,6 +493,7 @@ export class TemplatePage {
     const back = [...this.notices.childNodes];
     const panel = mergeChoices({
       name: this.name,
+      validator: this.validator,
       parts: threeWayParts(mine, this.detail.source, theirs.detail.source),
       mine,
       region: 'Merge with the saved version',
@@ -550,7 +555,7 @@ export class TemplatePage {
     clear(this.notices);
     try {
       this.notices.append(
-        await rebasePreview(this.name, {
+        await rebasePreview(this.name, this.validator, {
           use: (merged) => {
             this.editor.setText(merged);
             clear(this.notices);

@@ -60,7 +60,7 @@ describe.skipIf(missing !== null)('the page and the server give the same problem
   beforeAll(async () => {
     const out = await build({
       stdin: {
-        contents: "import { checkSource, invalidateCatalogue } from './src/web/validator.ts'; Object.assign(window, { deskValidator: { checkSource, invalidateCatalogue } });",
+        contents: "import { PageValidator } from './src/web/validator.ts'; const v = new PageValidator(); Object.assign(window, { deskValidator: { checkSource: (s, n) => v.checkSource(s, n), invalidateCatalogue: () => v.invalidateCatalogue() } });",
         resolveDir: packageRoot,
         loader: 'ts',
       },
