@@ -82,8 +82,9 @@ export const pick = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor
 
 /**
  * Every file under `dir` (recursively), relative path → sha256 of its bytes. Links and folders are
- * listed with a kind, not followed. The root's `.git` is left out: history commits the answered
- * writes in the background (docs/history.md), on its own schedule; the history tests check it.
+ * listed with a kind, not followed. The root's `.git` and `.desk-journal` (the queued commits) are
+ * left out: history commits the answered writes in the background (docs/history.md), on its own
+ * schedule; the history tests check it.
  */
 export async function snapshotTree(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
@@ -97,7 +98,7 @@ export async function snapshotTree(dir: string): Promise<Map<string, string>> {
     }
     for (const d of entries) {
       const p = rel ? `${rel}/${d.name}` : d.name;
-      if (p === '.git') continue;
+      if (p === '.git' || p === '.desk-journal') continue;
       if (d.isDirectory()) {
         out.set(`${p}/`, 'dir');
         await walk(p);
@@ -163,14 +164,14 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `node dist/src/server.js` with PORT=0 on `root` and resolves once it
+ * Starts `node dist/src/server.js` (or another build's `server`) with PORT=0 on `root` and resolves once it
  * listens. Fastify logs the bound address at info, so the port is read from
  * stdout rather than guessed.
  */
-export async function startServer(root: string, cwd: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServer(root: string, cwd: string, env: Record<string, string> = {}, server = SERVER_JS): Promise<ServerProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(root, cwd, env);
+      return await startOnce(root, cwd, env, server);
     } catch (e) {
       // another vitest run's global setup may be rewriting dist/ this instant (a module missing, or one
       // older than its importer); a real missing module or export fails every time
@@ -180,8 +181,8 @@ export async function startServer(root: string, cwd: string, env: Record<string,
   }
 }
 
-async function startOnce(root: string, cwd: string, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawnChild(process.execPath, [SERVER_JS], {
+async function startOnce(root: string, cwd: string, env: Record<string, string>, server: string): Promise<ServerProcess> {
+  const child = spawnChild(process.execPath, [server], {
     cwd,
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', DESK_LIBRARY_ROOT: root, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

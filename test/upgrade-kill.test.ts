@@ -190,7 +190,7 @@ test('a kill -9 between the files and the commit: the next start commits the upg
       expect(gitIn(root, 'status', '--porcelain').trim()).toBe('');
       gitIn(root, 'fsck', '--strict');
       // the journal is done with
-      expect(await readOrNull(join(root, '.git', 'desk-upgrade.json'))).toBeNull();
+      expect(await readOrNull(join(root, '.desk-journal', 'upgrade.intent'))).toBeNull();
       const plan = (await call(s.base, 'GET', '/upgrade')).body as { templates: unknown[] };
       expect(plan.templates.length).toBe(NAMES.filter((n) => expected(n) === 'old').length);
     } finally {

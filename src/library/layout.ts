@@ -16,6 +16,7 @@ import { isRoleName, isTemplateName } from '../template/names.js';
  * roles/.shipped-base/<revision>.json     a built-in role's files a copy was saved against
  * proposals/<id>.json
  * launches/<id>.json
+ * .desk-journal/<entry>.intent            what a crash must finish: a round, an upgrade, queued commits (disk/journal.ts)
  * ```
  *
  * Paths come as segments (what disk/fs-safe.ts walks, one folder at a time,
@@ -38,6 +39,8 @@ export const KEPT_BASES = '.shipped-base';
 export const ROLES = 'roles';
 export const PROPOSALS = 'proposals';
 export const LAUNCHES = 'launches';
+/** The journal's folder at the top of the root (disk/journal.ts): never committed, never synced. */
+export const JOURNAL = '.desk-journal';
 /** The files of a role's folder. */
 export const ROLE_FILES = ['role.md', 'kit.json', '.shipped'] as const;
 
@@ -54,6 +57,14 @@ export const roleFile = (name: string, file: (typeof ROLE_FILES)[number]): Segme
 export const roleIntent = (name: string): Segments => [ROLES, `.${name}.intent`];
 export const proposalRecord = (id: string): Segments => [PROPOSALS, `${id}.json`];
 export const launchRecord = (id: string): Segments => [LAUNCHES, `${id}.json`];
+
+/** The journal's entries (disk/journal.ts): one round, one upgrade, one landing, a queued commit each. */
+export const ROUND_ENTRY = 'round.intent';
+export const UPGRADE_ENTRY = 'upgrade.intent';
+export const LANDING_ENTRY = 'landing.intent';
+export const COMMIT_PREFIX = 'commit-';
+/** Where the release before the journal kept those records, under `.git/`; a start adopts them into the journal (disk/journal-legacy.ts). */
+export const LEGACY = { round: ['.git', 'desk-round.json'], upgrade: ['.git', 'desk-upgrade.json'], pending: ['.git', 'desk-history', 'pending'], landing: ['.git', 'desk-history', 'landing.json'] } as const;
 
 /** Segments as git names them: `templates/quick-fix.yaml`. */
 export const rel = (segs: Segments): string => segs.join('/');

@@ -10,15 +10,14 @@ import { noRecorder } from './history/recorder.js';
 import { syncFiles } from './history/sync-files.js';
 import { type FaultHook, type FsContext, rootUnwritable } from './disk/fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
-import { recoverRoot } from './disk/recovery.js';
 import { acquireRootLock, type LostHandler } from './disk/root-lock.js';
 import { checkShipped, loadShipped } from './shipped.js';
 import { libraryContext, libraryReads, type ReaderOptions, reportOnce, silentLogger } from './reader.js';
 import type { Library } from './types.js';
 import { keptBase, libraryWrites } from './writes.js';
 import { KeyedQueue } from './queue.js';
-import { applyUpgrade, upgradeSubject } from './upgrade/apply.js';
-import { finishUpgrade } from './upgrade/journal.js';
+import { applyUpgrade } from './upgrade/apply.js';
+import { rollForward } from './roll-forward.js';
 import { planAnswer, planUpgrade } from './upgrade/plan.js';
 import { openRecords, type RecordStores, type RecordsOptions } from './records.js';
 
@@ -72,10 +71,8 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
       // the lock's exit hook is on the process while the library holds it (root-lock.ts)
       lock = await acquireRootLock(root, now, { exit: process, onLost: options.onLockLost });
       try {
-        const done = await recoverRoot(fs);
-        if (done.templates.length || done.roles.length) logger.warn(done, 'finished writes interrupted before the last stop');
-        // the files are whole again: an upgrade cut short before its commit owes its one entry, queued before history looks at the disk
-        await finishUpgrade(fs, logger, upgradeSubject);
+        // what a crash left: intents, then an upgrade's commit, queued before history looks at the disk (roll-forward.ts)
+        await rollForward(fs, logger);
       } catch (e) {
         await lock.release();
         throw e;

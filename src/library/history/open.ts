@@ -109,7 +109,7 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   }
   reportLocks(logger, locks);
   await ensureIgnore(fs.root);
-  const journal = new Journal(git.gitDir, logger);
+  const journal = new Journal(fs.root, logger);
   const queue = new CommitQueue({ git, format, author, journal, logger, ...(o.authorOf ? { authorOf: o.authorOf } : {}), ...(o.faults ? { faults: o.faults } : {}) });
 
   // 1. what a crash left queued, in order — less a batch HEAD already holds (its files not yet removed)

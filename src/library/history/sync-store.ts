@@ -1,6 +1,8 @@
-import { readFile, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { writeDurable } from '../disk/atomic-write.js';
+import { readEntry, removeEntry, writeEntryDurable } from '../disk/journal.js';
+import { ROUND_ENTRY } from '../layout.js';
 import { isRoleName, isTemplateName } from '../../template/names.js';
 import type { Diverged, DivergedAt, DivergedReason } from './sync-round.js';
 
@@ -74,12 +76,12 @@ export function remoteLabel(remote: string): string {
 }
 
 /**
- * A round under way (docs/history.md, "What survives a crash"): written
- * durably before the round writes its first file and removed once its
- * commit is in HEAD. A start that finds it rolls the round forward (the same
- * remote head, decided again from HEAD's files, sync-round.ts) before
- * anything else, and the start's look for changes made on disk leaves the
- * round's paths to it.
+ * A round under way (docs/history.md, "What survives a crash"): the
+ * journal's round entry (disk/journal.ts), written durably before the round
+ * writes its first file and removed once its commit is in HEAD. A start that
+ * finds it rolls the round forward (the same remote head, decided again from
+ * HEAD's files, sync-round.ts) before anything else, and the start's look for
+ * changes made on disk leaves the round's paths to it.
  */
 export interface RoundJournal {
   /** the remote head being merged */
@@ -88,29 +90,30 @@ export interface RoundJournal {
   head: string | null;
 }
 
-const ROUND = 'desk-round.json';
+/**
+ * The library root of a repository: history runs only where `.git` is a
+ * folder at the root's top (history/repo.ts gitDirKind), so the journal sits
+ * beside it.
+ */
+const rootOf = (gitDir: string): string => dirname(gitDir);
 
 export async function loadRound(gitDir: string): Promise<RoundJournal | null> {
-  try {
-    const j = JSON.parse(await readFile(join(gitDir, ROUND), 'utf8')) as Partial<RoundJournal>;
-    if (typeof j.remote !== 'string' || !HEX.test(j.remote)) return null;
-    if (j.head !== null && (typeof j.head !== 'string' || !HEX.test(j.head))) return null;
-    return { remote: j.remote, head: j.head };
-  } catch {
-    return null;
-  }
+  const j = readEntry(rootOf(gitDir), ROUND_ENTRY, 'round') as Partial<RoundJournal> | null;
+  if (!j || typeof j.remote !== 'string' || !HEX.test(j.remote)) return null;
+  if (j.head !== null && (typeof j.head !== 'string' || !HEX.test(j.head))) return null;
+  return { remote: j.remote, head: j.head };
 }
 
-/** Durable before it returns: the round writes no file until the journal that rolls it forward is on disk. */
+/** Durable before it returns: the round writes no file until the entry that rolls it forward is on disk. */
 export function saveRound(gitDir: string, j: RoundJournal): Promise<void> {
-  return writeJsonDurable(join(gitDir, ROUND), j);
+  return writeEntryDurable(rootOf(gitDir), ROUND_ENTRY, 'round', { remote: j.remote, head: j.head });
 }
 
-/** `value` as JSON at `path`, on disk before it returns (a journal is whole or absent). */
+/** `value` as JSON at `path`, on disk before it returns (whole or absent). */
 export function writeJsonDurable(path: string, value: unknown): Promise<void> {
   return writeDurable(path, JSON.stringify(value));
 }
 
 export async function clearRound(gitDir: string): Promise<void> {
-  await unlink(join(gitDir, ROUND)).catch(() => {});
+  removeEntry(rootOf(gitDir), ROUND_ENTRY);
 }

@@ -1,19 +1,19 @@
-import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRoleName, isTemplateName } from '../../template/names.js';
 import type { LibraryLogger } from '../context.js';
-import type { FsContext } from '../disk/fs-safe.js';
+import { type FsContext, lstatSyncOrNull } from '../disk/fs-safe.js';
+import { readEntry, removeEntry, writeEntryDurable } from '../disk/journal.js';
 import { Journal, toEntry } from '../history/journal.js';
 import { readName, readPaths } from '../history/snapshot.js';
-import { writeJsonDurable } from '../history/sync-store.js';
-import { keptBase, keptRoleBase, rel, roleFile, templateMarker } from '../layout.js';
+import { keptBase, keptRoleBase, rel, roleFile, templateMarker, UPGRADE_ENTRY } from '../layout.js';
 
 /**
  * An upgrade under way (docs/operations.md, Upgrading): the names it moves,
  * each with the shipped version its marker names before (`from`) and the
- * one it moves onto (`to`), in `.git/desk-upgrade.json` — written durably
+ * one it moves onto (`to`), in the journal's upgrade entry (disk/journal.ts) — written durably
  * before the first file and removed once the one commit is queued (history
- * keeps queued commits across a crash, history/journal.ts). A kill in
+ * keeps queued commits across a crash, history/journal.ts). Only on a root
+ * that keeps history (a `.git` folder): without one there is no commit to owe. A kill in
  * between leaves copies upgraded on disk and no commit: the next start,
  * before history looks for changes made on disk, queues the upgrade's one
  * entry for the names whose marker moved, instead of `found on disk`.
@@ -29,8 +29,8 @@ export interface UpgradeJournal {
   who: string | null;
 }
 
-const FILE = 'desk-upgrade.json';
-const gitDirOf = (fs: FsContext) => join(fs.root, '.git');
+/** History runs only where `.git` is a folder (history/repo.ts gitDirKind). */
+const keepsHistory = (fs: FsContext): boolean => lstatSyncOrNull(join(fs.root, '.git'))?.isDirectory() === true;
 
 /** The shipped version a copy's marker names now (first line), or null with no marker. */
 export function markerShipped(fs: FsContext, kind: 'template' | 'role', name: string): string | null {
@@ -44,20 +44,19 @@ export function newBase(fs: FsContext, kind: 'template' | 'role', to: string): s
   return readPaths(fs, [p]).get(p) ? null : p;
 }
 
-/** Durable before it returns; a root with no `.git` folder keeps no history, so no journal either. */
+/** Durable before it returns; a root with no `.git` folder keeps no history, so no entry either. */
 export async function saveUpgrade(fs: FsContext, j: UpgradeJournal): Promise<void> {
-  await writeJsonDurable(join(gitDirOf(fs), FILE), j).catch((e: NodeJS.ErrnoException) => {
-    if (e.code !== 'ENOENT') throw e;
-  });
+  if (keepsHistory(fs)) await writeEntryDurable(fs.root, UPGRADE_ENTRY, 'upgrade', j);
 }
 
 export async function clearUpgrade(fs: FsContext): Promise<void> {
-  await unlink(join(gitDirOf(fs), FILE)).catch(() => {});
+  removeEntry(fs.root, UPGRADE_ENTRY);
 }
 
 async function loadUpgrade(fs: FsContext): Promise<UpgradeJournal | null> {
   try {
-    const j = JSON.parse(await readFile(join(gitDirOf(fs), FILE), 'utf8')) as Partial<UpgradeJournal>;
+    const j = readEntry(fs.root, UPGRADE_ENTRY, 'upgrade') as Partial<UpgradeJournal> | null;
+    if (!j) return null;
     const ok = (n: UpgradeJournal['names'][number]) => (n.kind === 'template' ? isTemplateName(n.name) : n.kind === 'role' && isRoleName(n.name));
     const names = Array.isArray(j.names) ? j.names.filter(ok) : [];
     // a base is a path this file names: only a kept base's own, never another path
@@ -80,7 +79,7 @@ export async function finishUpgrade(fs: FsContext, logger: LibraryLogger, subjec
       // what the apply commits: a template's files with its kept base, a role's files with its own
       const files = moved.flatMap((n) => [...(n.kind === 'template' ? readName(fs, `template:${n.name}`) : readName(fs, `role:${n.name}`))]);
       const snapshot = new Map([...bases, ...files]);
-      new Journal(gitDirOf(fs), logger).write(toEntry(snapshot, subject(moved.length), j.who, Date.now()));
+      if (keepsHistory(fs)) new Journal(fs.root, logger).write(toEntry(snapshot, subject(moved.length), j.who, Date.now()));
       logger.warn({ upgraded: moved.length, bases: bases.length }, 'an upgrade was cut short after its files: its history entry is committed now');
     }
   } catch (e) {
