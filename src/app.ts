@@ -29,10 +29,7 @@ import type { AuthProxyOptions } from './http/auth.js';
 import type { AuthRateOptions } from './http/auth-rate.js';
 import { UserDirectory } from './http/users-directory.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
-import { type LibraryOptions, openLibrary } from './library/library.js';
-import type { Library } from './library/types.js';
-import { openRecords, type RecordStoreSettings, type RecordsOptions } from './library/records.js';
-import { LibrarySync, type SyncOptions } from './library/history/sync.js';
+import { type Library, type LibraryOptions, openLibrary, openRecords, type RecordStoreSettings, type RecordsOptions, type SyncOptions } from './library/index.js';
 import { packageVersion } from './paths.js';
 import { type WebOptions, webPlugin } from './http/static.js';
 
@@ -65,9 +62,16 @@ export interface AppOptions {
   allowedHosts?: string[];
   /** where the settings page's files are, or false to serve no page; default the package's */
   web?: WebOptions | false;
-  /** the events stream's heartbeat, watch interval and bounds (src/http/events-stream.ts); defaults there */
-  events?: EventStreamOptions;
-  /** the team's remote (DESK_LIBRARY_REMOTE, DESK_SYNC_INTERVAL; docs/history.md, Sync); default none: no sync */
+  /**
+   * the events stream's heartbeat and bounds (src/http/events-stream.ts), and `watchMs`, the watcher's
+   * relist interval, given to the library the app opens; defaults there. A caller's library has its
+   * watcher already: pass `watch.relistMs` to openLibrary.
+   */
+  events?: EventStreamOptions & { watchMs?: number };
+  /**
+   * the team's remote (DESK_LIBRARY_REMOTE, DESK_SYNC_INTERVAL; docs/history.md, Sync), given to the library the
+   * app opens, which builds its sync; default none: no sync. A caller's library was opened with its own (LibraryOptions.sync).
+   */
   sync?: Omit<SyncOptions, 'logger'>;
   /**
    * the proposal store's bounds (DESK_DECIDED_KEEP, DESK_PROPOSALS_PER_HOUR; library/records.ts), given to
@@ -132,18 +136,31 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
   if (library && (options.proposals || options.launches || options.maxWaiters !== undefined)) {
     throw new Error("buildApp: a caller's library has its record stores already; pass their bounds to openLibrary (records)");
   }
+  if (library && (options.sync || options.events?.watchMs !== undefined)) {
+    throw new Error("buildApp: a caller's library has its sync and watcher already; pass their options to openLibrary (sync, watch)");
+  }
   if (!library) {
     if (!options.libraryOptions) throw new Error('buildApp needs a library or libraryOptions');
     const history = { authorOf: (who: string) => users.authorOf(who), ...options.libraryOptions.history };
-    library = await openLibrary({ records, ...options.libraryOptions, history, logger: app.log.child({ component: 'library' }) });
+    const events = app.log.child({ component: 'events' });
+    library = await openLibrary({
+      records,
+      ...(options.sync ? { sync: { ...options.sync, logger: app.log.child({ component: 'sync' }) } } : {}),
+      watch: {
+        ...(options.events?.watchMs !== undefined ? { relistMs: options.events.watchMs } : {}),
+        onError: (err) => events.warn({ err }, 'a look for changes on disk failed; trying again'),
+      },
+      ...options.libraryOptions,
+      history,
+      logger: app.log.child({ component: 'library' }),
+    });
     const opened = library;
     app.addHook('onClose', async () => opened.close());
   }
 
-  // the app's library syncs with the remote from when the app is ready until it closes (before the library does);
-  // a round's commit is queued by the library's history, so it carries the library's author (DESK_AUTHOR)
-  const syncOptions = options.sync && { ...options.sync, logger: app.log.child({ component: 'sync' }) };
-  const sync = syncOptions && library.root ? new LibrarySync(library, syncOptions) : null;
+  // the library's sync (built by openLibrary) runs from when the app is ready until it closes, before the library
+  // does; a round's commit is queued by the library's history, so it carries the library's author (DESK_AUTHOR)
+  const sync = library.sync ?? null;
   if (sync) {
     app.addHook('onReady', async () => sync.start());
     app.addHook('preClose', async () => sync.stop());

@@ -9,8 +9,7 @@ import type { AuthProxyOptions } from './http/auth.js';
 import { trustedList } from './http/auth.js';
 import { checkListenAddress } from './http/guard.js';
 import { USER_ROLES, type UserRole } from './http/users.js';
-import { DEFAULT_LAUNCHES_PER_HOUR, DEFAULT_PROPOSALS_PER_HOUR } from './library/records/rate-limit.js';
-import { DEFAULT_DECIDED_KEEP } from './library/records/retention.js';
+import { DEFAULT_DECIDED_KEEP, DEFAULT_LAUNCHES_PER_HOUR, DEFAULT_PROPOSALS_PER_HOUR } from './library/index.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -17,8 +17,9 @@ let base = '';
 const clients: SseClient[] = [];
 
 async function start(opts: Partial<AppOptions> = {}): Promise<App> {
-  lib = await openLibrary({ root: fx.root, harnessDir: fx.harness });
-  app = await buildApp({ library: lib, web: false, events: { watchMs: 50 }, ...opts });
+  // the library builds its watcher (LibraryOptions.watch): a relist every 50 ms
+  lib = await openLibrary({ root: fx.root, harnessDir: fx.harness, watch: { relistMs: 50 } });
+  app = await buildApp({ library: lib, web: false, ...opts });
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return app;
@@ -138,7 +139,7 @@ describe('GET /events', () => {
   });
 
   test('a heartbeat comment comes at the configured interval', async () => {
-    await start({ events: { heartbeatMs: 30, watchMs: 50 } });
+    await start({ events: { heartbeatMs: 30 } });
     const c = await listen();
     const ping = await c.next((f) => f.comments.includes('ping'));
     expect(ping.event).toBeUndefined();

@@ -43,8 +43,8 @@ test(`a round bringing ${N} templates: /health answers throughout, one event, ev
   execFileSync('git', ['--git-dir', bare, 'fast-import', '--quiet'], { input: `${parts.join('')}done\n` });
 
   const root = join(base, 'root');
-  const library = await openLibrary({ root });
-  const app = await buildApp({ library, web: false, sync: { remote: bare, intervalMs: 3_600_000, waitMs: 600_000 } });
+  const library = await openLibrary({ root, sync: { remote: bare, intervalMs: 3_600_000, waitMs: 600_000 } });
+  const app = await buildApp({ library, web: false });
   try {
     await app.ready();
     const events: string[] = [];

@@ -31,8 +31,8 @@ const desk = (remote = bare): Promise<Desk> => openDesk(remote, desks);
 /** A desk over a library the test holds, to subscribe to its events bus. */
 async function listeningDesk(): Promise<Desk & { library: Library }> {
   const fx = await fixture();
-  const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
-  const app = await buildApp({ library, web: false, sync: { remote: bare, intervalMs: HOUR } });
+  const library = await openLibrary({ root: fx.root, harnessDir: fx.harness, sync: { remote: bare, intervalMs: HOUR } });
+  const app = await buildApp({ library, web: false });
   const d = { fx, app, library };
   desks.push(d);
   await app.ready();
@@ -93,8 +93,9 @@ describe('sync with a remote', () => {
         await library.saveTemplate('mine', ALPHA.replace('name: alpha', 'name: mine'), { who: 'during' });
         late = library.saveTemplate('alpha', alphaPurpose('after the round'), { who: 'after' });
       },
+      sync: { remote: bare, intervalMs: HOUR },
     });
-    const app = await buildApp({ library, web: false, sync: { remote: bare, intervalMs: HOUR } });
+    const app = await buildApp({ library, web: false });
     const b = { fx, app, library };
     desks.push(b);
     await app.ready();

@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { READ_ONLY_TEMPLATES } from '../library/templates/read-only.js';
+import { READ_ONLY_TEMPLATES } from '../library/index.js';
 import { isTemplateName } from '../template/names.js';
 import { LIMITS } from '../template/read.js';
 import { type CliProblem, fileProblem } from './codes.js';

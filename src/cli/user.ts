@@ -10,7 +10,7 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { type Document, isSeq, parseDocument, YAMLMap } from 'yaml';
-import { writeDurable } from '../library/disk/atomic-write.js';
+import { writeDurable } from '../library/index.js';
 import { readUsersFile } from '../http/users-file.js';
 import { newToken, parseUsers, tokenDigest, USER_NAME, USER_ROLES, type UserRole } from '../http/users.js';
 import { EXIT, type Io } from './io.js';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { openLibraryReader } from '../library/reader.js';
+import { openLibraryReader } from '../library/index.js';
 import type { Catalogue } from '../template/model.js';
 import { validateTemplate } from '../template/validate.js';
 import { githubReport } from './github.js';

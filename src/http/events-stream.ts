@@ -6,18 +6,11 @@
  * client that stops reading costs at most that, never unbounded memory.
  */
 import type { ServerResponse } from 'node:http';
-import type { DeskEvent, EventBus } from '../library/events/bus.js';
-import { LibraryWatcher } from '../library/events/watch.js';
-import type { Library } from '../library/types.js';
+import type { DeskEvent, EventBus, Library } from '../library/index.js';
 
 export interface EventStreamOptions {
   /** ms between heartbeat comments, which keep proxies and the idle timeout from closing a quiet stream. Default 15000. */
   heartbeatMs?: number;
-  /**
-   * ms between full relists of the library while a stream is open: the safety net under the folder
-   * watches that find changes made without the service (src/library/events/watch.ts). Default 60000.
-   */
-  watchMs?: number;
   /** streams open at once; the next is refused with 503 too_many_subscribers. Default 64. */
   maxSubscribers?: number;
   /** bytes one stream may have waiting before its client is dropped as too slow. Default 1 MiB. */
@@ -94,27 +87,24 @@ export function frame(event: { id: string; type: string; data: unknown }): strin
 export class EventStreams {
   private readonly streams = new Set<Stream>();
   private readonly bus: EventBus;
-  /** made at the first stream, watching only while one is open (src/library/events/watch.ts) */
-  private watcher: LibraryWatcher | null = null;
+  /** the library's (openLibrary builds it), watching only while a stream is open; a stand-in library (tests) has none */
+  private readonly watcher: Library['watcher'] | null;
   private closing = false;
   /** how many streams were dropped for not reading, since the start */
   dropped = 0;
-  /** how many looks at the disk the watcher has completed, since the start */
-  looks = 0;
   readonly heartbeatMs: number;
-  readonly watchMs: number;
   readonly maxSubscribers: number;
   readonly maxQueuedBytes: number;
   readonly retryMs: number;
 
   constructor(
-    private readonly library: Library,
+    library: Pick<Library, 'events'> & Partial<Pick<Library, 'watcher'>>,
     options: EventStreamOptions = {},
     private readonly log?: { warn(obj: object, msg: string): void },
   ) {
     this.bus = library.events;
+    this.watcher = library.watcher ?? null;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
-    this.watchMs = options.watchMs ?? 60_000;
     this.maxSubscribers = options.maxSubscribers ?? 64;
     this.maxQueuedBytes = options.maxQueuedBytes ?? 1_048_576;
     this.retryMs = options.retryMs ?? 3_000;
@@ -124,7 +114,8 @@ export class EventStreams {
   stats(): { subscribers: number; queuedBytes: number; dropped: number; looks: number } {
     let queuedBytes = 0;
     for (const s of this.streams) queuedBytes += s.waiting;
-    return { subscribers: this.streams.size, queuedBytes, dropped: this.dropped, looks: this.looks };
+    // how many looks at the disk the watcher has completed, since the library opened
+    return { subscribers: this.streams.size, queuedBytes, dropped: this.dropped, looks: this.watcher?.completed ?? 0 };
   }
 
   /** Room for one more? False when at the cap or closing. */
@@ -168,20 +159,14 @@ export class EventStreams {
     if (stream.closed) return;
     unsubscribe = this.bus.subscribe((e: DeskEvent) => stream.send(frame(e)));
     heartbeat = setInterval(() => stream.send(': ping\n\n'), this.heartbeatMs).unref();
-    this.watcher ??= new LibraryWatcher(this.library, this.bus, {
-      relistMs: this.watchMs,
-      onLook: () => {
-        this.looks += 1;
-      },
-      onError: (err) => this.log?.warn({ err }, 'a look for changes on disk failed; trying again'),
-    });
-    this.watcher.start();
+    this.watcher?.start();
   }
 
   /** Ends every stream (fastify's preClose): an open stream would keep server.close() waiting for ever. */
   closeAll(): void {
     this.closing = true;
     for (const s of [...this.streams]) s.end('closing');
-    this.watcher?.dispose();
+    // the library disposes of it when it closes; a caller's library may serve another app
+    this.watcher?.stop();
   }
 }

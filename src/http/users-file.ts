@@ -12,7 +12,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { oddType } from '../library/disk/fs-safe.js';
+import { oddType } from '../library/index.js';
 
 /** The most the users file may hold: some thousands of users, far past any team's. */
 export const USERS_FILE_CAP = 1024 * 1024;

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseDocument } from 'yaml';
-import { sha256Hex } from '../library/disk/markers.js';
+import { sha256Hex } from '../library/index.js';
 
 /** From the least to the most: each role may do what the one before may. */
 export const USER_ROLES = ['viewer', 'conductor', 'editor'] as const;

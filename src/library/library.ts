@@ -20,6 +20,8 @@ import { applyUpgrade } from './upgrade/apply.js';
 import { rollForward } from './roll-forward.js';
 import { planAnswer, planUpgrade } from './upgrade/plan.js';
 import { openRecords, type RecordStores, type RecordsOptions } from './records.js';
+import { LibraryWatcher, type WatchOptions } from './events/watch.js';
+import { LibrarySync, type SyncOptions } from './history/sync.js';
 
 /**
  * What a reader takes (reader.ts: root, harness, read-only templates,
@@ -35,6 +37,10 @@ export interface LibraryOptions extends ReaderOptions {
   history?: HistoryOptions;
   /** The proposal and launch-draft stores' bounds (records.ts): kept, pending, per hour, waits, clock. Default: theirs. */
   records?: RecordsOptions;
+  /** The team's remote (DESK_LIBRARY_REMOTE; history/sync.ts): `library.sync` is built over it when the root is ours. Default: none, no sync. */
+  sync?: SyncOptions;
+  /** The watcher's relist interval and what it tells (events/watch.ts). Default: its own; a failed look is logged as a warning. */
+  watch?: WatchOptions;
   /** What the process does when the root's lock is lost while the library is open (root-lock.ts). Default: a process warning. */
   onLockLost?: LostHandler;
 }
@@ -100,8 +106,11 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
   const events = new EventBus();
   const recorder = opened?.recorder ?? noRecorder;
   const files = syncFiles(ctx, guard, recorder);
-  // opened just below, over the library itself: their records are saved and committed through it
+  // opened just below, over the library itself: their records are saved and committed through it, the
+  // watcher reads it, the sync writes through it. This is the one place the library's parts are put together.
   let records: RecordStores | null = null;
+  let watcher: LibraryWatcher | null = null;
+  let sync: LibrarySync | null = null;
   const library: Library = {
     root: fs?.root ?? null,
     events,
@@ -119,9 +128,17 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     get launches() {
       return records!.launches;
     },
+    get sync() {
+      return sync;
+    },
+    get watcher() {
+      return watcher!;
+    },
     stopWaiting: () => records?.stopWaiting(),
     async close() {
       closed = true;
+      await sync?.stop();
+      watcher?.dispose();
       records?.close();
       await queue.idle();
       await opened?.close();
@@ -129,5 +146,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     },
   };
   records = openRecords(library, options.records, logger);
+  watcher = new LibraryWatcher(library, events, { onError: (err) => logger.warn({ err }, 'a look for changes on disk failed; trying again'), ...options.watch });
+  sync = options.sync && fs ? new LibrarySync(library, { logger, ...options.sync }) : null;
   return library;
 }

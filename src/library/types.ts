@@ -8,6 +8,8 @@
 import type { UpgradePlanAnswer, UpgradeRequestBody, UpgradeResultAnswer } from '../schema/upgrade.js';
 import type { LibraryReads, LibraryWrites } from './entries.js';
 import type { EventBus } from './events/bus.js';
+import type { LibraryWatcher } from './events/watch.js';
+import type { LibrarySync } from './history/sync.js';
 import type { SyncFiles } from './history/sync-contract.js';
 import type { History } from './history/types.js';
 import type { LaunchStore, ProposalStore } from './records-contract.js';
@@ -38,8 +40,18 @@ export interface Library extends LibraryReads, LibraryWrites {
   readonly proposals: ProposalStore;
   /** the launch drafts (records/launch.ts), likewise */
   readonly launches: LaunchStore;
+  /**
+   * the sync with the team's remote (history/sync.ts), built when the library was opened with
+   * `sync` and has a root; null without. The app starts it when ready and stops it before closing.
+   */
+  readonly sync: LibrarySync | null;
+  /**
+   * finds changes made without the service and publishes them on `events` (events/watch.ts);
+   * idle until started: the events stream starts it while a client listens
+   */
+  readonly watcher: LibraryWatcher;
   /** every wait for a decision on either answers now, and later ones at once: the service is stopping */
   stopWaiting(): void;
-  /** finishes in-flight writes and releases the root lock */
+  /** stops the sync and the watcher, finishes in-flight writes and releases the root lock */
   close(): Promise<void>;
 }

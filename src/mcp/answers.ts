@@ -3,8 +3,7 @@
  * only text. A proposal and a draft themselves are answered as the routes
  * answer them (src/library/answers.ts).
  */
-import type { ProposalRecord } from '../library/records/proposal-record.js';
-import type { LaunchView } from '../library/records-contract.js';
+import type { LaunchView, ProposalRecord } from '../library/index.js';
 import type { DecisionAnswer } from './schemas.js';
 
 export function proposalDecision(r: ProposalRecord): DecisionAnswer {

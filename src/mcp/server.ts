@@ -15,7 +15,7 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Library } from '../library/types.js';
-import type { Asker, LaunchStore, ProposalStore } from '../library/records-contract.js';
+import type { Asker, LaunchStore, ProposalStore } from '../library/index.js';
 import { packageVersion } from '../paths.js';
 import { listResources, readResource, RESOURCE_TEMPLATES } from './resources.js';
 import { callTool, TOOL_LISTINGS } from './tools.js';

@@ -7,7 +7,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Library } from '../library/types.js';
-import type { Asker, LaunchStore, ProposalStore } from '../library/records-contract.js';
+import type { Asker, LaunchStore, ProposalStore } from '../library/index.js';
 
 /** The MCP App that shows a template card or a launch draft in the conversation (./card-app.ts). */
 export const CARD_URI = 'ui://desk-library/template-card';

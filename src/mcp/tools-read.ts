@@ -4,7 +4,7 @@
  * They write nothing and need no decision.
  */
 import { DeskError } from '../errors.js';
-import { templateAnswer } from '../library/answers.js';
+import { templateAnswer } from '../library/index.js';
 import type { TemplateDetail } from '../library/types.js';
 import { isTemplateName } from '../template/names.js';
 import { inputRuns } from '../template/model.js';

@@ -7,8 +7,7 @@
  * dismissing are the operator's, at the desk.
  */
 import { DeskError } from '../errors.js';
-import type { LaunchView } from '../library/records-contract.js';
-import { launchAnswer, proposalAnswer } from '../library/answers.js';
+import { launchAnswer, type LaunchView, proposalAnswer } from '../library/index.js';
 import { decisionText, launchDecision, proposalDecision } from './answers.js';
 import { cardText, runsText } from './card-text.js';
 import {

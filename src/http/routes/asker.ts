@@ -3,8 +3,7 @@
  * the person and role the guard found (src/http/auth.ts), and the address.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Asker } from '../../library/records/asker.js';
-import { AllowanceSpent } from '../../library/records/rate-limit.js';
+import { AllowanceSpent, type Asker } from '../../library/index.js';
 
 export const askerOf = (req: FastifyRequest): Asker => ({ person: req.deskUser?.name ?? null, role: req.deskUser?.role ?? null, address: req.ip });
 

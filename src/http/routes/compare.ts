@@ -5,8 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { proposalCard } from '../../library/records/proposal-card.js';
-import { diffTemplate, rebaseOntoShipped } from '../../library/templates/compare.js';
+import { diffTemplate, proposalCard, rebaseOntoShipped } from '../../library/index.js';
 import type { Library } from '../../library/types.js';
 import { CardSchema } from '../../schema/card.js';
 import { TemplateDiffSchema } from '../../schema/diff.js';

@@ -8,7 +8,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type TSchema, type TString, Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import { historyOf, restoreVersion, type RestoreOptions, versionAt, type VersionKind, versionsPage } from '../../library/history/versions.js';
+import { historyOf, type RestoreOptions, restoreVersion, versionAt, type VersionKind, versionsPage } from '../../library/index.js';
 import type { Library } from '../../library/types.js';
 import { CommitId, HISTORY_LIMITS, HistoryAnswerSchema, HistoryQuery, RestoreBody } from '../../schema/history.js';
 import { ifMatch, withEtag } from '../answers.js';

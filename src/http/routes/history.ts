@@ -7,13 +7,11 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { recentPage } from '../../library/history/recent.js';
-import { historyOf, roleDiff, roleVersions, templateVersions } from '../../library/history/versions.js';
+import { historyOf, recentPage, roleDiff, roleVersions, templateAnswer, templateVersions } from '../../library/index.js';
 import type { Library } from '../../library/types.js';
 import { HistoryQuery, RecentAnswerSchema, RoleDiffSchema, RoleVersionSchema, TemplateVersionSchema, VERSION_PREFIX } from '../../schema/history.js';
 import { RoleAnswerSchema, RoleName } from '../../schema/roles.js';
 import { TemplateAnswerSchema, TemplateName } from '../../schema/templates.js';
-import { templateAnswer } from '../../library/answers.js';
 import { roleAnswer } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, RoleParams } from '../schemas.js';

@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { launchPreview } from '../../library/templates/launch-preview.js';
+import { launchPreview } from '../../library/index.js';
 import type { Library } from '../../library/types.js';
 import { LaunchPreviewBodySchema, LaunchPreviewSchema } from '../../schema/launch.js';
 import { ifMatch, withEtag } from '../answers.js';

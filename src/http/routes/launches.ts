@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import { isRefusal, type LaunchStore, type LaunchView } from '../../library/records/launch.js';
+import { isRefusal, launchAnswer, type LaunchStore, type LaunchView } from '../../library/index.js';
 import {
   LaunchAnswerSchema,
   LaunchApproveSchema,
@@ -22,7 +22,6 @@ import {
   LaunchRefusalSchema,
   WaitQuery,
 } from '../../schema/launches.js';
-import { launchAnswer } from '../../library/answers.js';
 import { precondition } from '../answers.js';
 import { errorResponses } from '../schemas.js';
 import { askerOf, retryAfter } from './asker.js';

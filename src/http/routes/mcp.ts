@@ -16,7 +16,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
 import type { Library } from '../../library/types.js';
 import { deskServer, sharedValidator } from '../../mcp/server.js';
-import type { LaunchStore, ProposalStore } from '../../library/records-contract.js';
+import type { LaunchStore, ProposalStore } from '../../library/index.js';
 import { errorResponses } from '../schemas.js';
 import { askerOf } from './asker.js';
 

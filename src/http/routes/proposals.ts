@@ -8,9 +8,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
-import { proposalAnswer } from '../../library/answers.js';
-import type { ProposalRecord } from '../../library/records/proposal-record.js';
-import type { ProposalStore } from '../../library/records/proposal.js';
+import { proposalAnswer, type ProposalRecord, type ProposalStore } from '../../library/index.js';
 import type { Library } from '../../library/types.js';
 import {
   ProposalAnswerSchema,

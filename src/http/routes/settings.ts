@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Library } from '../../library/types.js';
 import { TemplateAnswerSchema, TemplateName } from '../../schema/templates.js';
-import { templateAnswer } from '../../library/answers.js';
+import { templateAnswer } from '../../library/index.js';
 import { ifMatch, withEtag } from '../answers.js';
 import { errorResponses } from '../schemas.js';
 import { whoOf } from '../auth.js';

@@ -8,15 +8,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { DeskError } from '../../errors.js';
 import type { ProblemCode } from '../../template/problems.js';
-import type { LibrarySync } from '../../library/history/sync.js';
-import { ifMatchPasses } from '../../library/disk/markers.js';
-import type { Library } from '../../library/types.js';
+import { ifMatchPasses, type Library, rebaseAnswer } from '../../library/index.js';
 import { DivergedRoleSchema, DivergedTemplateSchema, SyncRunningSchema, SyncStatusSchema } from '../../schema/sync.js';
 import { RebaseAnswerSchema } from '../../schema/templates.js';
 import { ifMatch } from '../answers.js';
 import { notFound } from '../errors.js';
 import { errorResponses, RoleParams, TemplateParams } from '../schemas.js';
-import { rebaseAnswer } from '../../library/templates/three-way.js';
 import { whoOf } from '../auth.js';
 
 const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'the ETag last seen; a stale one gets 412' })) });
@@ -24,8 +21,8 @@ const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ des
 /** How long POST /sync waits for its round before answering 202, unless the sync options say (SyncOptions.waitMs). */
 const SYNC_WAIT_MS = 30_000;
 
-export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: LibrarySync | null }> = async (app, { library, sync }) => {
-  const need = (): LibrarySync => {
+export const syncRoutes: FastifyPluginAsyncTypebox<{ library: Library; sync: Library['sync'] }> = async (app, { library, sync }) => {
+  const need = (): NonNullable<Library['sync']> => {
     if (!sync) throw new DeskError('no_remote', 'the service runs without a remote; start it with DESK_LIBRARY_REMOTE to sync');
     return sync;
   };
