@@ -1,6 +1,6 @@
 import { h } from './dom.js';
 import { drawGraph } from './graph-svg.js';
-import { compareView } from './merge-compare.js';
+import { type CompareViews, compareView } from './merge-compare.js';
 import { fieldChangeView } from './merge-header.js';
 import type { Card } from '../schema/card.js';
 import type { GraphDiff, TemplateDiff } from '../schema/diff.js';
@@ -14,7 +14,8 @@ export interface DiffSources {
 }
 
 /** A diff (GET …/diff) as a graph diff (changed nodes marked on the drawn graph) and as text. */
-export function diffView(diff: TemplateDiff, current: Card | null, sources?: DiffSources): HTMLElement {
+/** With `sources`, the text is compared in a view kept in `views` (the template page's). */
+export function diffView(diff: TemplateDiff, current: Card | null, sources?: DiffSources, views?: CompareViews): HTMLElement {
   if (diff.identical) {
     return h('p', { class: 'callout ok', role: 'status' }, `Identical to ${diff.against.name} (${diff.against.kind}).`);
   }
@@ -39,8 +40,8 @@ export function diffView(diff: TemplateDiff, current: Card | null, sources?: Dif
         )
       : null,
     h('h4', {}, 'As text'),
-    sources
-      ? compareView(sources).el
+    sources && views
+      ? compareView(sources, views).el
       : // null: the service found the texts too different to diff line by line within its bounds
         diff.unified === null
         ? h('p', { class: 'note' }, 'The texts differ in too many lines for a line diff; the graph diff above shows what changed.')

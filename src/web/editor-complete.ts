@@ -10,7 +10,7 @@ import { CAPABILITIES } from '../template/catalog/capabilities.js';
 import { PROFILES } from '../template/catalog/profiles.js';
 import { TOOLS } from '../template/catalog/tools.js';
 import { inputRefAt, type Spot, spotAt } from './editor-context.js';
-import { type Facts, factsOf } from './editor-facts.js';
+import { type Facts, FactsReader } from './editor-facts.js';
 import { schemaAt, schemaValues } from './editor-schema.js';
 
 /** Names only the library knows: roles (built-in and the operator's) and templates (for `base`). */
@@ -28,7 +28,8 @@ const NODE_TYPES: Completion[] = [
 const ports = (spec: { inlets: readonly string[]; outlets: readonly string[] }) =>
   `in: ${spec.inlets.join(', ') || '—'} · out: ${spec.outlets.join(', ') || '—'}`;
 
-export function templateCompletion(names: () => Promise<LibraryNames>): CompletionSource {
+/** `reader` is the editor's own (its last good reading stands while a line is half typed). */
+export function templateCompletion(names: () => Promise<LibraryNames>, reader: FactsReader = new FactsReader()): CompletionSource {
   return async (ctx: CompletionContext): Promise<CompletionResult | null> => {
     const line = ctx.state.doc.lineAt(ctx.pos);
     const before = line.text.slice(0, ctx.pos - line.from);
@@ -38,7 +39,7 @@ export function templateCompletion(names: () => Promise<LibraryNames>): Completi
     if (ref !== null) {
       return {
         from: ctx.pos - ref.length,
-        options: factsOf(text).inputs.map((i) => ({ label: i.name, type: 'variable', detail: i.type ?? 'string', info: i.description })),
+        options: reader.of(text).inputs.map((i) => ({ label: i.name, type: 'variable', detail: i.type ?? 'string', info: i.description })),
         validFor: /^[a-z0-9_]*$/,
       };
     }
@@ -47,8 +48,8 @@ export function templateCompletion(names: () => Promise<LibraryNames>): Completi
     // only on request (Ctrl+Space) or once something is typed, so an empty line does not pop a list
     if (!ctx.explicit && spot.prefix === '' && !(spot.kind === 'value' && /:\s$/.test(before))) return null;
     if (spot.kind === 'scalar') return null;
-    // factsOf parses the whole text (a long task at the size cap): only once options are wanted
-    const facts = factsOf(text);
+    // reading the facts parses the whole text (a long task at the size cap): only once options are wanted
+    const facts = reader.of(text);
     const options = spot.kind === 'key' ? keyOptions(spot, facts) : await valueOptions(spot, facts, names);
     if (options.length === 0) return null;
     return { from: spot.from, options, validFor: /^[\w.-]*$/ };

@@ -28,15 +28,21 @@ export interface Facts {
   entry: string | undefined;
 }
 
-const EMPTY: Facts = { nodes: new Map(), inputs: [], entry: undefined };
-let last: { text: string; facts: Facts } = { text: '', facts: EMPTY };
+/**
+ * One editor's reading of its text (editor-setup.ts makes one per editor,
+ * for its completion and hover): the same text is read once, and a text
+ * that cannot be read keeps the last good reading.
+ */
+export class FactsReader {
+  private last: { text: string; facts: Facts } = { text: '', facts: { nodes: new Map(), inputs: [], entry: undefined } };
 
-/** The facts of `text`; the same text is read once. */
-export function factsOf(text: string): Facts {
-  if (text === last.text) return last.facts;
-  const facts = read(text);
-  if (facts) last = { text, facts };
-  return last.facts;
+  /** The facts of `text`. */
+  of(text: string): Facts {
+    if (text === this.last.text) return this.last.facts;
+    const facts = read(text);
+    if (facts) this.last = { text, facts };
+    return this.last.facts;
+  }
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

@@ -10,7 +10,7 @@ import { EditorView } from '@codemirror/view';
  * The text comes out the same; only who writes it changes. Typing with no
  * selection, composition (IME) and paste go their usual way.
  */
-const REPLACING = new Set(['insertText', 'insertReplacementText', 'deleteContentBackward', 'deleteContentForward', 'deleteByCut', 'deleteWordBackward', 'deleteWordForward']);
+const REPLACING: ReadonlySet<string> = new Set(['insertText', 'insertReplacementText', 'deleteContentBackward', 'deleteContentForward', 'deleteByCut', 'deleteWordBackward', 'deleteWordForward']);
 
 export function ownSelectionEdits(): Extension {
   return EditorView.domEventHandlers({

@@ -27,6 +27,7 @@ import {
 import { styleNonce } from './csp-nonce.js';
 import { type LibraryNames, templateCompletion } from './editor-complete.js';
 import { templateHover } from './editor-hover.js';
+import { FactsReader } from './editor-facts.js';
 import { yamlComfort } from './editor-indent.js';
 import { ownSelectionEdits } from './editor-input.js';
 
@@ -74,6 +75,8 @@ const highlight = HighlightStyle.define([
 ]);
 
 export function editorExtensions(o: SetupOptions): Extension[] {
+  // this editor's own reading of its text, for completion and hover
+  const facts = new FactsReader();
   return [
     styleNonce(),
     lineNumbers(),
@@ -94,8 +97,8 @@ export function editorExtensions(o: SetupOptions): Extension[] {
     search({ top: true }),
     yaml(),
     lintGutter(),
-    autocompletion({ override: [templateCompletion(o.names)], icons: false }),
-    templateHover,
+    autocompletion({ override: [templateCompletion(o.names, facts)], icons: false }),
+    templateHover(facts),
     // its Escape comes before the default keymap's, so a selection never keeps Tab in the editor
     yamlComfort(),
     ownSelectionEdits(),

@@ -1,6 +1,7 @@
 import { type Answer, ApiError, call, enc, type RequestOptions } from './api.js';
 import { add, clear, h } from './dom.js';
 import { diffView, unifiedView } from './diff-view.js';
+import type { CompareViews } from './merge-compare.js';
 import type { TemplateDiff } from '../schema/diff.js';
 import type { HistoryAnswer, RoleDiff, TemplateVersion, Version } from '../schema/history.js';
 import type { TemplateAnswer } from '../schema/templates.js';
@@ -24,6 +25,8 @@ export interface HistoryPanelOptions {
   write?: <T>(method: string, path: string, opts: RequestOptions) => Promise<Answer<T>>;
   /** after a restore: read the entry again and say `message` */
   restored: (message: string) => Promise<void>;
+  /** the page's compare views, which a version's diff joins */
+  compares: CompareViews;
 }
 
 const VERSION_STATE_LABEL: Record<Version['state'], string> = {
@@ -91,7 +94,7 @@ export async function fillHistoryPanel(panel: HTMLElement, o: HistoryPanelOption
           call<TemplateAnswer>('GET', base),
         ]);
         const sources = { before: then.body.source, after: now.body.source, beforeLabel: `version ${short(v.commit)}`, afterLabel: 'saved' };
-        out.append(diffView(diff.body, now.body.card, sources));
+        out.append(diffView(diff.body, now.body.card, sources, o.compares));
       } else {
         const { body } = await call<RoleDiff>('GET', `${base}/diff${q}`);
         if (body.identical) out.append(h('p', { class: 'callout ok', role: 'status' }, 'Identical to the current role.'));

@@ -9,6 +9,7 @@ import { type SyncIndicator, syncIndicator } from './sync-indicator.js';
 import type { RolePage } from './roles.js';
 import type { Tab, TemplatePage } from './template-view.js';
 import { PageValidator } from './validator.js';
+import { ProposalHandoff } from './proposal-handoff.js';
 import { loadMe, roleNote } from './me.js';
 import type { RoleList } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
@@ -40,6 +41,8 @@ function outdated(cause: unknown): never {
 const main = document.getElementById('main')!;
 /** the page's one validator: its Worker and catalogue serve every view that checks text (validator.ts) */
 const validator = new PageValidator();
+/** a proposal on its way from the proposals view to its template's editor (proposal-handoff.ts) */
+const handoff = new ProposalHandoff();
 /** the open template, or null */
 let page: TemplatePage | null = null;
 /** the open role, or null */
@@ -88,7 +91,7 @@ async function route(): Promise<void> {
     let view: HTMLElement;
     if (r.view === 'template') {
       const { TemplatePage } = await views();
-      const p = new TemplatePage(r.name, templates, validator);
+      const p = new TemplatePage(r.name, templates, validator, handoff);
       await p.load();
       if (current !== ticket) {
         p.dispose(); // left while it loaded: never shown
@@ -110,7 +113,7 @@ async function route(): Promise<void> {
       document.title = `role ${r.name} · desk library`;
     } else if (r.view === 'proposals') {
       // after a decision: drawn again, with the header's count
-      view = await (await views()).proposalsView(() => void route());
+      view = await (await views()).proposalsView(() => void route(), handoff);
       document.title = 'proposals · desk library';
     } else if (r.view === 'launches') {
       // its own small module (launches.ts): no CodeMirror; after a decision it is drawn again
@@ -292,7 +295,7 @@ function onEvent(e: LiveEvent): void {
   if (e.type === 'proposal.created' || e.type === 'proposal.decided') {
     const kind = e.type === 'proposal.created' ? 'created' : 'decided';
     // an open Proposals view has its module loaded already; otherwise only the header's count changes
-    if (main.querySelector('.proposals')) void views().then((m) => m.proposalHint(kind, e.data));
+    if (main.querySelector('.proposals')) void views().then((m) => m.proposalHint(kind, e.data, () => void route()));
     else void refreshProposalCount();
   }
   // an open Launches view is drawn again, so a draft made or decided elsewhere shows at once — unless the

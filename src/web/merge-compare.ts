@@ -36,30 +36,46 @@ export interface Compare {
 }
 
 /**
- * Views still alive, and whether each was ever seen on the page. The panels
- * that hold them are cleared by code that knows nothing of CodeMirror, so a
- * view seen on the page and gone from it since is destroyed the next time one
- * is made (a view still being built is not on the page yet, and is kept).
+ * The compare views a template page made that are still alive, and whether
+ * each was ever seen on the page; the page makes one and passes it to every
+ * panel that compares. The panels that hold the views are cleared by code
+ * that knows nothing of CodeMirror, so a view seen on the page and gone from
+ * it since is destroyed the next time one is made (a view still being built
+ * is not on the page yet, and is kept).
  */
-const live = new Map<Compare, { seen: boolean }>();
+export class CompareViews {
+  private readonly live = new Map<Compare, { seen: boolean }>();
 
-function sweep(): void {
-  for (const [c, s] of live) {
-    if (c.el.isConnected) s.seen = true;
-    else if (s.seen) c.destroy();
+  sweep(): void {
+    for (const [c, s] of this.live) {
+      if (c.el.isConnected) s.seen = true;
+      else if (s.seen) c.destroy();
+    }
   }
-}
 
-/**
- * Destroys the compare views inside `root` and those on no page at all. A
- * template page calls it when it is left: the sweep above destroys only a
- * view seen on the page at an earlier sweep, and one shown and removed
- * between two makes was never seen. "No page at all" is safe because every
- * maker puts its view in its panel in the task that makes it, so no view
- * still being built waits off the page across an await.
- */
-export function destroyComparesIn(root: Node): void {
-  for (const c of [...live.keys()]) if (!c.el.isConnected || root.contains(c.el)) c.destroy();
+  has(c: Compare): boolean {
+    return this.live.has(c);
+  }
+
+  track(c: Compare): void {
+    this.live.set(c, { seen: false });
+  }
+
+  forget(c: Compare): void {
+    this.live.delete(c);
+  }
+
+  /**
+   * Destroys the views inside `root` and those on no page at all. A
+   * template page calls it when it is left: the sweep destroys only a view
+   * seen on the page at an earlier sweep, and one shown and removed between
+   * two makes was never seen. "No page at all" is safe because every maker
+   * puts its view in its panel in the task that makes it, so no view still
+   * being built waits off the page across an await.
+   */
+  destroyIn(root: Node): void {
+    for (const c of [...this.live.keys()]) if (!c.el.isConnected || root.contains(c.el)) c.destroy();
+  }
 }
 
 function sideExtensions(label: string): Extension {
@@ -75,8 +91,9 @@ function sideExtensions(label: string): Extension {
   ];
 }
 
-export function compareView(o: CompareOptions): Compare {
-  sweep();
+/** A compare view of `o`'s two texts, kept in `views` until it is destroyed. */
+export function compareView(o: CompareOptions, views: CompareViews): Compare {
+  views.sweep();
   const narrow = window.matchMedia(NARROW_QUERY);
   const host = h('div', { class: 'merge-host' });
   const el = h('div', { class: 'merge-compare' }, host);
@@ -126,8 +143,8 @@ export function compareView(o: CompareOptions): Compare {
   };
 
   const onWidth = () => {
-    sweep();
-    if (live.has(api)) build();
+    views.sweep();
+    if (views.has(api)) build();
   };
 
   const api: Compare = {
@@ -145,11 +162,11 @@ export function compareView(o: CompareOptions): Compare {
       narrow.removeEventListener('change', onWidth);
       teardown();
       mode = null;
-      live.delete(api);
+      views.forget(api);
     },
   };
   narrow.addEventListener('change', onWidth);
-  live.set(api, { seen: false });
+  views.track(api);
   build();
   return api;
 }

@@ -5,7 +5,7 @@ import { call, enc } from './api.js';
 import { clear, h } from './dom.js';
 import { errorCount, position, sortProblems } from './format.js';
 import { styleNonce } from './csp-nonce.js';
-import { type Compare, compareView } from './merge-compare.js';
+import { type Compare, type CompareViews, compareView } from './merge-compare.js';
 import { type Conflict, conflictsOf, freshResolutions, type Resolution, resolve, unresolved } from './merge-resolve.js';
 import { conflictFieldset } from './merge-conflict.js';
 import type { Card } from '../schema/card.js';
@@ -42,12 +42,12 @@ async function check(validator: PageValidator, source: string, name: string): Pr
 
 
 /** POST …/rebase and the copy as saved; throws the API's error (409 nothing_to_rebase, no_kept_base). */
-export async function rebasePreview(name: string, validator: PageValidator, on: RebaseHandlers): Promise<HTMLElement> {
+export async function rebasePreview(name: string, validator: PageValidator, compares: CompareViews, on: RebaseHandlers): Promise<HTMLElement> {
   const [{ body }, { body: copy }] = await Promise.all([
     call<RebaseAnswer>('POST', `/templates/${enc(name)}/rebase`, { body: {} }),
     call<TemplateAnswer>('GET', `/templates/${enc(name)}`),
   ]);
-  return mergeChoices({ name, parts: body.parts, mine: copy.source, validator, ...on });
+  return mergeChoices({ name, parts: body.parts, mine: copy.source, validator, compares, ...on });
 }
 
 /** What a merge is of: the rebase onto today's shipped version unless told otherwise. */
@@ -56,6 +56,8 @@ export interface MergeChoicesOptions extends RebaseHandlers {
   name: string;
   /** the page's validator (main.ts makes it) */
   validator: PageValidator;
+  /** the page's compare views, which the result's comparison joins */
+  compares: CompareViews;
   parts: RebaseAnswer['parts'];
   /** the text the result is compared with ("your copy") */
   mine: string;
@@ -147,7 +149,7 @@ export function mergeChoices(o: MergeChoicesOptions): HTMLElement {
     if (compare) compare.setAfter(result);
     else {
       clear(resultOut);
-      compare = compareView({ before: copy.source, after: result, beforeLabel: mineLabel, afterLabel: 'the result' });
+      compare = compareView({ before: copy.source, after: result, beforeLabel: mineLabel, afterLabel: 'the result' }, o.compares);
       resultOut.append(compare.el);
     }
     setStatus('checking', 'Checking the result…');

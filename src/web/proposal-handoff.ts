@@ -5,18 +5,20 @@ import type { ProposalAnswer } from '../schema/proposals.js';
  * editor"): the template page takes it up when it opens that name, puts the
  * proposal's text in the editor unsaved, and its Save decides the proposal
  * (POST /proposals/:id/save with the edited `source`). One at a time, for
- * the tab.
+ * the tab: main.ts makes one and gives it to both views.
  */
-let open: ProposalAnswer | null = null;
+export class ProposalHandoff {
+  private open: ProposalAnswer | null = null;
 
-export function handOver(p: ProposalAnswer): void {
-  open = p;
-}
+  handOver(p: ProposalAnswer): void {
+    this.open = p;
+  }
 
-/** The proposal handed over for `name`, taken: a page opened later for the name edits it as usual. */
-export function takeOver(name: string): ProposalAnswer | null {
-  if (open?.name !== name) return null;
-  const p = open;
-  open = null;
-  return p;
+  /** The proposal handed over for `name`, taken: a page opened later for the name edits it as usual. */
+  takeOver(name: string): ProposalAnswer | null {
+    if (this.open?.name !== name) return null;
+    const p = this.open;
+    this.open = null;
+    return p;
+  }
 }

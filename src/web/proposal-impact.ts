@@ -19,7 +19,7 @@ export type Impact =
   | { kind: 'edited'; etag: string | null; current: TemplateAnswer; lost: string[] };
 
 /** States whose text is the operator's own work (docs/api.md, States). */
-const EDITED = new Set(['edited', 'shipped_changed_since', 'custom', 'diverged']);
+const EDITED: ReadonlySet<string> = new Set(['edited', 'shipped_changed_since', 'custom', 'diverged']);
 
 const lines = (t: string): string[] => (t === '' ? [] : t.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n'));
 type Run = { common: string[] } | { buffer1: string[]; buffer2: string[] };

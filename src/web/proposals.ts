@@ -6,7 +6,7 @@ import { unifiedView } from './diff-view.js';
 import { NAME_PATTERN } from './names.js';
 import { refreshProposalCount } from './proposal-count.js';
 import type { ProposalAnswer, ProposalList, ProposalSummary } from '../schema/proposals.js';
-import { handOver } from './proposal-handoff.js';
+import type { ProposalHandoff } from './proposal-handoff.js';
 import { type Impact, impactOf, replacedDiffView } from './proposal-impact.js';
 import type { TemplateList } from '../schema/templates.js';
 import { stateInfo } from './states.js';
@@ -29,18 +29,16 @@ export interface ProposalHint {
   name: string;
 }
 
-let redraw: (() => void) | null = null;
-
 /**
  * A proposal made or decided elsewhere (the events stream): the header's
  * count follows; an open view marks a proposal decided in another window and
- * offers to show new ones, rather than redrawing under the operator's typing.
+ * offers to show new ones (`again` draws the view anew), rather than
+ * redrawing under the operator's typing.
  */
-export function proposalHint(kind: 'created' | 'decided', p: ProposalHint): void {
+export function proposalHint(kind: 'created' | 'decided', p: ProposalHint, again: () => void): void {
   void refreshProposalCount();
   const view = document.querySelector<HTMLElement>('.proposals');
-  if (!view || !redraw) return;
-  const again = redraw;
+  if (!view) return;
   if (kind === 'decided') {
     const art = view.querySelector<HTMLElement>(`article.proposal[data-id="${CSS.escape(p.id)}"]`);
     if (!art || art.dataset.decided) return;
@@ -57,8 +55,8 @@ export function proposalHint(kind: 'created' | 'decided', p: ProposalHint): void
   );
 }
 
-export async function proposalsView(onDecided: () => void): Promise<HTMLElement> {
-  redraw = onDecided;
+/** `handoff` takes a proposal to the template page ("Open in editor"); `onDecided` draws the view anew. */
+export async function proposalsView(onDecided: () => void, handoff: ProposalHandoff): Promise<HTMLElement> {
   const [{ waiting, decided }, library] = await Promise.all([pendingAndDecided<ProposalList, 'proposals'>('/proposals', 'proposals'), call<TemplateList>('GET', '/templates')]);
   // a name the library does not list is new: no request for it, which could only be a 404
   const names = new Set(library.body.templates.map((t) => t.name));
@@ -74,7 +72,7 @@ export async function proposalsView(onDecided: () => void): Promise<HTMLElement>
     pending: waiting.length,
     intro: 'Templates a conductor proposed. Nothing is in the library until you save it.',
     none: 'No proposal is waiting for a decision.',
-    articles: details.map(({ body, impact }) => proposalArticle(body, impact, names, onDecided)),
+    articles: details.map(({ body, impact }) => proposalArticle(body, impact, names, onDecided, handoff)),
     decided: { id: 'h-decided', label: 'Decided proposals', rows: decided.map(decidedProposal) },
   });
 }
@@ -133,7 +131,7 @@ function impactTag(name: string, i: Impact): HTMLElement {
 }
 
 /** One waiting proposal: who and why, what saving does to the library, the card, the text diffs, and the two decisions. */
-function proposalArticle(p: ProposalAnswer, impact: Impact, names: ReadonlySet<string>, onDecided: () => void): HTMLElement {
+function proposalArticle(p: ProposalAnswer, impact: Impact, names: ReadonlySet<string>, onDecided: () => void, handoff: ProposalHandoff): HTMLElement {
   const idBase = `p-${p.id}`;
   const out = h('div', { class: 'notices', 'aria-live': 'polite' });
   const nameField = h('input', {
@@ -148,7 +146,7 @@ function proposalArticle(p: ProposalAnswer, impact: Impact, names: ReadonlySet<s
   const whyNot = p.valid ? null : h('span', { class: 'hint', id: `${idBase}-why` }, `Not valid: ${errors} error${errors === 1 ? '' : 's'}, listed below. Open it in the editor to fix them.`);
   const saveButton = h('button', { type: 'submit', class: 'primary', disabled: !p.valid, 'aria-describedby': p.valid ? null : `${idBase}-why` }, 'Save to library');
   const openButton = h('button', { type: 'button', onclick: () => {
-    handOver(p);
+    handoff.handOver(p);
     location.hash = `#/templates/${enc(p.name)}`;
   } }, 'Open in editor');
 

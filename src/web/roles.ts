@@ -2,6 +2,7 @@ import type { EditorView } from '@codemirror/view';
 import { type Answer, ApiError, call, enc, type RequestOptions } from './api.js';
 import { add, clear, h } from './dom.js';
 import { historySection } from './history-view.js';
+import { CompareViews } from './merge-compare.js';
 import { replaceText, showMarks, textEditor } from './role-editors.js';
 import { roleMerge } from './role-merge.js';
 import { askReload } from './template-panels.js';
@@ -65,6 +66,8 @@ export class RolePage {
   private heard: string | null | undefined = undefined;
   /** the version met elsewhere: what a merge or "save mine over it" goes onto */
   private theirs: { body: RoleAnswer; etag: string | null } | null = null;
+  /** the compare views of this page's history diffs, destroyed when it is left */
+  private readonly compares = new CompareViews();
 
   constructor(readonly name: string) {}
 
@@ -79,6 +82,7 @@ export class RolePage {
   dispose(): void {
     this.md?.destroy();
     this.kit?.destroy();
+    this.compares.destroyIn(this.el);
   }
 
   private get mdText(): string {
@@ -309,6 +313,7 @@ export class RolePage {
           await this.load();
           say(message, this.toolbar);
         },
+        compares: this.compares,
       }),
     );
     this.changed();

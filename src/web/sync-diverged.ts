@@ -1,6 +1,6 @@
 import { call, enc } from './api.js';
 import { clear, h } from './dom.js';
-import { compareView } from './merge-compare.js';
+import { type CompareViews, compareView } from './merge-compare.js';
 import { conflictsOf, freshResolutions, resolve, unresolved } from './merge-resolve.js';
 import type { DivergedTemplate } from '../schema/sync.js';
 import type { RebaseAnswer } from '../schema/templates.js';
@@ -21,6 +21,8 @@ export interface DivergedHandlers {
   /** keep this desk's copy (POST …/keep with the page's ETag) */
   keep: () => Promise<void>;
   close: () => void;
+  /** the page's compare views, which the difference joins */
+  compares: CompareViews;
 }
 
 export async function divergedPanel(name: string, copy: string, on: DivergedHandlers): Promise<HTMLElement> {
@@ -50,7 +52,7 @@ export async function divergedPanel(name: string, copy: string, on: DivergedHand
 
   function compare(text: string): void {
     clear(out);
-    out.append(compareView({ before: text, after: copy, beforeLabel: 'the team library’s version', afterLabel: 'your copy' }).el);
+    out.append(compareView({ before: text, after: copy, beforeLabel: 'the team library’s version', afterLabel: 'your copy' }, on.compares).el);
   }
 
   async function rebase(): Promise<void> {

@@ -1,6 +1,7 @@
 import { ApiError, call, enc } from './api.js';
 import { clear, h } from './dom.js';
 import { type DiffSources, diffView } from './diff-view.js';
+import type { CompareViews } from './merge-compare.js';
 import { stateInfo } from './states.js';
 import type { TemplateDiff } from '../schema/diff.js';
 import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
@@ -18,6 +19,8 @@ export interface DiffPanelOptions {
   against: string;
   templates: () => Promise<TemplateSummary[]>;
   onAgainst: (against: string) => void;
+  /** the page's compare views, which the diff joins */
+  compares: CompareViews;
 }
 
 export async function fillDiffPanel(panel: HTMLElement, o: DiffPanelOptions): Promise<void> {
@@ -40,7 +43,7 @@ export async function fillDiffPanel(panel: HTMLElement, o: DiffPanelOptions): Pr
     const { body } = await call<TemplateDiff>('GET', `/templates/${enc(o.name)}/diff${q}`);
     const sources = body.identical ? undefined : await diffSources(body, o.detail);
     clear(out);
-    out.append(diffView(body, o.detail.card, sources));
+    out.append(diffView(body, o.detail.card, sources, o.compares));
   } catch (e) {
     clear(out);
     out.append(h('p', { class: 'callout' }, e instanceof ApiError && e.status === 409 ? `Nothing to compare with: ${e.detail}` : errorText(e)));

@@ -3,7 +3,7 @@ import { cardView } from './card-view.js';
 import { add, clear, h } from './dom.js';
 import { EditorView } from '@codemirror/view';
 import { Editor, type EditorStatus } from './editor.js';
-import { destroyComparesIn } from './merge-compare.js';
+import { CompareViews } from './merge-compare.js';
 import { canRebase, canReset, stateInfo } from './states.js';
 import { conflictBox, fillDiffPanel, rebasePreview } from './template-panels.js';
 import { mergeChoices } from './merge-rebase.js';
@@ -14,7 +14,7 @@ import type { Card } from '../schema/card.js';
 import type { ProposalAnswer } from '../schema/proposals.js';
 import type { TemplateAnswer, TemplateSummary } from '../schema/templates.js';
 import type { DivergedTemplate } from '../schema/sync.js';
-import { takeOver } from './proposal-handoff.js';
+import type { ProposalHandoff } from './proposal-handoff.js';
 import type { PageValidator } from './validator.js';
 import { duplicateForm } from './duplicate.js';
 import { divergedPanel } from './sync-diverged.js';
@@ -68,16 +68,20 @@ export class TemplatePage {
   private proposal: ProposalAnswer | null = null;
   /** the version saved elsewhere that this tab's edits met (a 412, or an event while edited): what a merge or an overwrite goes onto */
   private theirs: { detail: TemplateAnswer; etag: string | null } | null = null;
+  /** the compare views this page's panels made, destroyed when it is left */
+  private readonly compares = new CompareViews();
 
   constructor(
     readonly name: string,
     private readonly templates: () => Promise<TemplateSummary[]>,
     /** the page's validator (main.ts makes it): the editor's checks and the merge previews' */
     private readonly validator: PageValidator,
+    /** a proposal handed over to this name's editor (the proposals view's "Open in editor") */
+    private readonly handoff: ProposalHandoff,
   ) {}
 
   async load(): Promise<void> {
-    const proposal = takeOver(this.name);
+    const proposal = this.handoff.takeOver(this.name);
     let body: TemplateAnswer;
     let etag: string | null;
     try {
@@ -149,7 +153,7 @@ export class TemplatePage {
    */
   dispose(): void {
     this.editor?.destroy();
-    destroyComparesIn(this.el);
+    this.compares.destroyIn(this.el);
     for (const el of this.el.querySelectorAll<HTMLElement>('.cm-editor')) EditorView.findFromDOM(el)?.destroy();
   }
 
@@ -400,6 +404,7 @@ export class TemplatePage {
       dirty: this.editor.dirty,
       write: (method, path, opts) => this.write(method, path, opts),
       restored: (message) => this.refresh(message),
+      compares: this.compares,
     });
   }
 
@@ -414,6 +419,7 @@ export class TemplatePage {
         this.diffAgainst = v;
         void this.renderDiff();
       },
+      compares: this.compares,
     });
   }
 
@@ -494,6 +500,7 @@ export class TemplatePage {
     const panel = mergeChoices({
       name: this.name,
       validator: this.validator,
+      compares: this.compares,
       parts: threeWayParts(mine, this.detail.source, theirs.detail.source),
       mine,
       region: 'Merge with the saved version',
@@ -555,7 +562,7 @@ export class TemplatePage {
     clear(this.notices);
     try {
       this.notices.append(
-        await rebasePreview(this.name, this.validator, {
+        await rebasePreview(this.name, this.validator, this.compares, {
           use: (merged) => {
             this.editor.setText(merged);
             clear(this.notices);
@@ -576,6 +583,7 @@ export class TemplatePage {
     try {
       this.notices.append(
         await divergedPanel(this.name, this.detail.source, {
+          compares: this.compares,
           use: (merged) => {
             this.editor.setText(merged);
             clear(this.notices);

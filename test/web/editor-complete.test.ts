@@ -12,7 +12,7 @@ import { BUILTINS } from '../../src/template/catalog/builtins.js';
 import { PROFILES } from '../../src/template/catalog/profiles.js';
 import { templateCompletion } from '../../src/web/editor-complete.js';
 import { inputRefAt, spotAt } from '../../src/web/editor-context.js';
-import { factsOf } from '../../src/web/editor-facts.js';
+import { FactsReader } from '../../src/web/editor-facts.js';
 import { describe as hover } from '../../src/web/editor-describe.js';
 import { toDiagnostics } from '../../src/web/editor-lint.js';
 import { packageRoot } from '../../src/paths.js';
@@ -127,7 +127,7 @@ describe('hover', () => {
     for (let i = 0; i <= nth; i++) start = text.indexOf(word, start + 1);
     const lineStart = text.lastIndexOf('\n', start) + 1;
     const lineEnd = text.indexOf('\n', start);
-    return hover(text, start + word.length, text.slice(lineStart, lineEnd < 0 ? undefined : lineEnd), start - lineStart, word, factsOf(text));
+    return hover(text, start + word.length, text.slice(lineStart, lineEnd < 0 ? undefined : lineEnd), start - lineStart, word, new FactsReader().of(text));
   };
 
   it('says what a builtin, a profile, a node in a cord and an input are', () => {
