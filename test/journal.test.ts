@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -63,6 +63,21 @@ async function legacy(): Promise<void> {
   await writeFile(join(root, '.git', 'desk-history', 'pending', `.tmp-${OLD_JOB(3)}`), '{"mess');
   await writeFile(join(root, '.git', 'desk-history', 'landing.json'), JSON.stringify({ commit: HEX, names: [OLD_JOB(1)] }));
 }
+
+test('a link placed at .desk-journal is never written, read or swept through', async () => {
+  const elsewhere = join(root, 'elsewhere');
+  await mkdir(elsewhere);
+  await writeFile(join(elsewhere, 'round.intent'), formatEntry('round', { remote: HEX, head: null }));
+  await writeFile(join(elsewhere, '.tmp-x'), 'someone else');
+  await symlink(elsewhere, join(root, '.desk-journal'));
+  await mkdir(join(root, '.git'));
+  await expect(saveRound(join(root, '.git'), { remote: HEX, head: null })).rejects.toMatchObject({ code: 'symlink_refused' });
+  expect(await loadRound(join(root, '.git'))).toBeNull();
+  expect(listEntries(root, '')).toEqual([]);
+  const lib = await openLibrary({ root });
+  await lib.close();
+  expect((await readdir(elsewhere)).sort()).toEqual(['.tmp-x', 'round.intent']);
+});
 
 describe("the previous release's records", () => {
   test('are adopted as journal entries with the same bodies, the queue in order, and removed from .git/', async () => {

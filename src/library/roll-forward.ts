@@ -1,9 +1,10 @@
 import type { LibraryLogger } from './context.js';
-import type { FsContext } from './disk/fs-safe.js';
-import { sweepJournal } from './disk/journal.js';
+import { type FsContext, reportOdd } from './disk/fs-safe.js';
+import { journalOdd, sweepJournal } from './disk/journal.js';
 import { adoptLegacy } from './disk/journal-legacy.js';
 import { recoverRoot } from './disk/recovery.js';
 import { upgradeSubject } from './upgrade/apply.js';
+import { JOURNAL } from './layout.js';
 import { finishUpgrade } from './upgrade/journal.js';
 
 /**
@@ -23,6 +24,9 @@ import { finishUpgrade } from './upgrade/journal.js';
  * same remote head (history/sync.ts): finishing a round needs the remote.
  */
 export async function rollForward(fs: FsContext, logger: LibraryLogger): Promise<void> {
+  // said once at start; the writes that need the folder are refused, naming it
+  const odd = journalOdd(fs.root);
+  if (odd) reportOdd(fs, JOURNAL, odd);
   const adopted = await adoptLegacy(fs.root);
   if (adopted.round || adopted.upgrade || adopted.commits) logger.warn(adopted, 'records the previous release left are finished now');
   sweepJournal(fs.root);

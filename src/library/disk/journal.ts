@@ -1,7 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeskError } from '../../errors.js';
 import { JOURNAL } from '../layout.js';
 import { writeDurable } from './atomic-write.js';
+import { fsyncDir } from './fs-safe.js';
 import { sha256Hex } from './markers.js';
 
 /**
@@ -35,6 +37,12 @@ export const ENTRY_SUFFIX = '.intent';
 
 export const journalDir = (root: string): string => join(root, JOURNAL);
 
+/** The journal's folder when it is a real one; null when missing, or a link or file placed by hand: nothing is read or removed through it. */
+function realDir(root: string): string | null {
+  const dir = journalDir(root);
+  return lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() ? dir : null;
+}
+
 export function formatEntry(kind: EntryKind, body: unknown): string {
   const head = `${kind}\n${JSON.stringify(body)}\n`;
   return `${head}sum ${sha256Hex(head)}\n`;
@@ -53,16 +61,33 @@ export function parseEntry(text: string, kind: EntryKind): unknown {
   }
 }
 
-/** Flushed, renamed into place, and the folder flushed: on disk before it returns. */
+/**
+ * The journal's folder, made when missing (true then). One placed by hand
+ * that is a link or a file is refused, never followed (docs/operations.md,
+ * Links): the write that needed it fails, naming it.
+ */
+function ensureDir(root: string): boolean {
+  const st = lstatSync(journalDir(root), { throwIfNoEntry: false });
+  if (!st) {
+    mkdirSync(journalDir(root));
+    return true;
+  }
+  if (st.isSymbolicLink()) throw new DeskError('symlink_refused', `${JOURNAL} is a symbolic link`);
+  if (!st.isDirectory()) throw new DeskError('library_unwritable', `${JOURNAL} is not a folder`);
+  return false;
+}
+
+/** Flushed, renamed into place, and the folder flushed (the root too, when the folder is new): on disk before it returns. */
 export async function writeEntryDurable(root: string, name: string, kind: EntryKind, body: unknown): Promise<void> {
-  mkdirSync(journalDir(root), { recursive: true });
+  const made = ensureDir(root);
+  if (made) await fsyncDir(root);
   await writeDurable(join(journalDir(root), name), formatEntry(kind, body));
 }
 
 /** Renamed into place, not flushed: survives a process crash, not a power loss. Throws when it cannot be written. */
 export function writeEntryQuick(root: string, name: string, kind: EntryKind, body: unknown): void {
   const dir = journalDir(root);
-  mkdirSync(dir, { recursive: true });
+  ensureDir(root);
   const tmp = join(dir, `.tmp-${name}`);
   writeFileSync(tmp, formatEntry(kind, body));
   renameSync(tmp, join(dir, name));
@@ -70,8 +95,13 @@ export function writeEntryQuick(root: string, name: string, kind: EntryKind, bod
 
 /** The entry's body, or null when it is absent or not a whole entry of `kind`. */
 export function readEntry(root: string, name: string, kind: EntryKind): unknown {
+  const dir = realDir(root);
+  if (!dir) return null;
   try {
-    return parseEntry(readFileSync(join(journalDir(root), name), 'utf8'), kind);
+    const path = join(dir, name);
+    // an entry is a file this code wrote: a link in its place is not read through
+    if (!lstatSync(path).isFile()) return null;
+    return parseEntry(readFileSync(path, 'utf8'), kind);
   } catch {
     return null;
   }
@@ -79,8 +109,10 @@ export function readEntry(root: string, name: string, kind: EntryKind): unknown 
 
 /** Gone once it returns (unflushed: an entry that comes back after a crash is finished again, and finds nothing left to do). */
 export function removeEntry(root: string, name: string): void {
+  const dir = realDir(root);
+  if (!dir) return;
   try {
-    unlinkSync(join(journalDir(root), name));
+    unlinkSync(join(dir, name));
   } catch {
     // gone already, or unwritable: the next start finds it done
   }
@@ -88,8 +120,10 @@ export function removeEntry(root: string, name: string): void {
 
 /** The entry names starting `prefix`, sorted (temp files aside). */
 export function listEntries(root: string, prefix: string): string[] {
+  const dir = realDir(root);
+  if (!dir) return [];
   try {
-    return readdirSync(journalDir(root))
+    return readdirSync(dir)
       .filter((n) => n.startsWith(prefix) && n.endsWith(ENTRY_SUFFIX))
       .sort();
   } catch {
@@ -97,11 +131,20 @@ export function listEntries(root: string, prefix: string): string[] {
   }
 }
 
+/** Why the journal's folder is not used (a link or a file placed by hand), or null when it is a folder or missing. */
+export function journalOdd(root: string): string | null {
+  const st = lstatSync(journalDir(root), { throwIfNoEntry: false });
+  if (!st || st.isDirectory()) return null;
+  return st.isSymbolicLink() ? 'a symbolic link: no record is read or written through it' : 'not a folder: no record is read or written there';
+}
+
 /** Temp files a crash left mid-write; at start, under the root's lock, nobody else writes here. */
 export function sweepJournal(root: string): void {
+  const dir = realDir(root);
+  if (!dir) return;
   let names: string[];
   try {
-    names = readdirSync(journalDir(root));
+    names = readdirSync(dir);
   } catch {
     return;
   }
