@@ -29,47 +29,54 @@ export function entryKey(e: Entry): string {
   return `${e.kind}:${e.kind === 'template' ? e.t.name : e.r.name}`;
 }
 
-/** the entry each drawn row shows: for its menu, its filter words, and a redraw's comparison */
-const entryOf = new WeakMap<Element, Entry>();
-/** the words of each row the filter has looked at (searchOf) */
-const wordsOf = new WeakMap<Element, readonly string[]>();
+/** The rows one list view drew (list.ts makes one per view): the entry each shows, and its filter words. */
+export class DrawnRows {
+  /** the entry each drawn row shows: for its menu, its filter words, and a redraw's comparison */
+  private readonly entries = new WeakMap<Element, Entry>();
+  /** the words of each row the filter has looked at (searchOf) */
+  private readonly words = new WeakMap<Element, readonly string[]>();
 
-/** Whether a row drawn earlier shows exactly this entry, so a redraw can keep it (and the focus in it). */
-export function drawnFrom(li: Element, e: Entry): boolean {
-  const was = entryOf.get(li);
-  return was !== undefined && JSON.stringify(summaryOf(was)) === JSON.stringify(summaryOf(e));
-}
-
-/**
- * The words the library's text filter matches a row by (list.ts): name,
- * purpose, tags, state, `outside`. Made when the filter first asks, not
- * with the row: most loads never filter.
- */
-export function searchOf(li: Element): readonly string[] {
-  let words = wordsOf.get(li);
-  const e = entryOf.get(li);
-  if (!words && e) {
-    words = searchWords(e);
-    wordsOf.set(li, words);
+  /**
+   * The rows of `entries`, made in one parse of their markup (dom.ts `html`):
+   * a library of a thousand templates is drawn in tens of milliseconds. Their
+   * menus work once `rowMenus` has been called on the list they go into.
+   */
+  rows(entries: readonly Entry[]): HTMLElement[] {
+    const made = fromMarkup(...entries.map(rowMarkup)) as HTMLElement[];
+    made.forEach((li, i) => {
+      this.entries.set(li, entries[i]!);
+    });
+    return made;
   }
-  return words ?? [];
+
+  entryOf(li: Element): Entry | undefined {
+    return this.entries.get(li);
+  }
+
+  /** Whether a row drawn earlier shows exactly this entry, so a redraw can keep it (and the focus in it). */
+  drawnFrom(li: Element, e: Entry): boolean {
+    const was = this.entries.get(li);
+    return was !== undefined && JSON.stringify(summaryOf(was)) === JSON.stringify(summaryOf(e));
+  }
+
+  /**
+   * The words the library's text filter matches a row by (list.ts): name,
+   * purpose, tags, state, `outside`. Made when the filter first asks, not
+   * with the row: most loads never filter.
+   */
+  searchOf(li: Element): readonly string[] {
+    let words = this.words.get(li);
+    const e = this.entries.get(li);
+    if (!words && e) {
+      words = searchWords(e);
+      this.words.set(li, words);
+    }
+    return words ?? [];
+  }
 }
 
 function summaryOf(e: Entry): TemplateSummary | RoleSummary {
   return e.kind === 'template' ? e.t : e.r;
-}
-
-/**
- * The rows of `entries`, made in one parse of their markup (dom.ts `html`):
- * a library of a thousand templates is drawn in tens of milliseconds. Their
- * menus work once `rowMenus` has been called on the list they go into.
- */
-export function rows(entries: readonly Entry[]): HTMLElement[] {
-  const made = fromMarkup(...entries.map(rowMarkup)) as HTMLElement[];
-  made.forEach((li, i) => {
-    entryOf.set(li, entries[i]!);
-  });
-  return made;
 }
 
 function searchWords(e: Entry): string[] {
@@ -121,7 +128,7 @@ function tags(e: Entry): Markup[] {
  * (button + list of buttons), not an ARIA menu: plain Tab order, Escape
  * closes it. Its items are made on first opening, from the row's entry.
  */
-export function rowMenus(list: HTMLElement, hooks: RowHooks): void {
+export function rowMenus(list: HTMLElement, hooks: RowHooks, drawn: DrawnRows): void {
   const parts = (from: EventTarget | null) => {
     const wrap = from instanceof Element ? from.closest<HTMLElement>('.row-menu-wrap') : null;
     const li = wrap?.closest<HTMLElement>('li.row');
@@ -137,7 +144,7 @@ export function rowMenus(list: HTMLElement, hooks: RowHooks): void {
   list.addEventListener('click', (ev) => {
     const m = parts(ev.target);
     if (!m || !(ev.target instanceof Element) || !ev.target.closest('.row-menu-toggle')) return;
-    const e = entryOf.get(m.li);
+    const e = drawn.entryOf(m.li);
     if (!e) return;
     let items = m.items;
     if (!items) {

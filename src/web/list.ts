@@ -1,6 +1,6 @@
 import { call } from './api.js';
 import { clear, h } from './dom.js';
-import { drawnFrom, type Entry, entryKey, type RowHooks, rowMenus, rows, searchOf } from './list-rows.js';
+import { DrawnRows, type Entry, entryKey, type RowHooks, rowMenus } from './list-rows.js';
 import { CHIP_ORDER, stateInfo } from './states.js';
 import type { RoleList, RoleSummary } from '../schema/roles.js';
 import type { TemplateList, TemplateSummary } from '../schema/templates.js';
@@ -13,38 +13,34 @@ import { can } from './me.js';
  * state's sentence for it (states.ts), copies edited outside the service
  * called out, ticket and invalid templates marked, a text filter (name,
  * purpose, state words, `outside`), chips by state, and a menu per row
- * (list-rows.ts). A redraw (`refreshLibrary`) changes only the rows that
+ * (list-rows.ts). A redraw (`refresh`) changes only the rows that
  * changed, so the filter, a confirmation in progress and the focus stay.
  */
 
-/** the chip chosen ('' for all): kept for the tab, across redraws and visits */
-let chip = '';
-
-interface Library {
-  el: HTMLElement;
-  update(templates: TemplateSummary[], roles: RoleSummary[]): void;
+/** What the reader chose, kept for the tab across redraws and visits: main.ts keeps one and gives it to each list it draws. */
+export interface ListChoice {
+  /** the filter's text as typed */
+  filter: string;
+  /** the chip chosen ('' for all) */
+  chip: string;
 }
-const shown = new WeakMap<Element, Library>();
+
+export interface LibraryView {
+  readonly el: HTMLElement;
+  /** Reads the library again and redraws the list in place (nothing when it is no longer on the page). */
+  refresh(): Promise<void>;
+}
 
 export async function readLibrary(): Promise<[TemplateSummary[], RoleSummary[]]> {
   const [t, r] = await Promise.all([call<TemplateList>('GET', '/templates'), call<RoleList>('GET', '/roles')]);
   return [t.body.templates, r.body.roles];
 }
 
-/** Reads the library again and redraws the open list in place; false when `el` is not a library view. */
-export async function refreshLibrary(el: Element): Promise<boolean> {
-  const lib = shown.get(el);
-  if (!lib) return false;
-  const [[t, r]] = await Promise.all([readLibrary(), refreshUpgradeBanner(el)]);
-  if (el.isConnected) lib.update(t, r);
-  return true;
-}
-
-export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], filter: string, onFilter: (f: string) => void): HTMLElement {
+export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], choice: ListChoice): LibraryView {
   const box = h('input', {
     type: 'search',
     id: 'filter',
-    value: filter,
+    value: choice.filter,
     placeholder: 'name, purpose, state or outside',
     'aria-label': 'Filter templates and roles',
   });
@@ -58,6 +54,7 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
   const tSaid = h('div', { class: 'list-notices' });
   const rSaid = h('div', { class: 'list-notices' });
   let all = { templates, roles };
+  const drawn = new DrawnRows();
 
   const el = h(
     'div',
@@ -77,9 +74,7 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
   );
 
   const hooks: RowHooks = {
-    refresh: async () => {
-      await refreshLibrary(el);
-    },
+    refresh: () => refresh(),
     gone: (kind, text) => {
       say(text, kind === 'template' ? tSaid : rSaid);
     },
@@ -87,8 +82,8 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
 
   const showAll = () => {
     box.value = '';
-    chip = '';
-    onFilter('');
+    choice.chip = '';
+    choice.filter = '';
     drawChips();
     apply();
     box.focus();
@@ -97,7 +92,7 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
   const apply = () => {
     const f = box.value.trim().toLowerCase();
     const hit = (li: HTMLElement) =>
-      (chip === '' || li.dataset.state === chip) && (!f || searchOf(li).some((w) => w.includes(f)));
+      (choice.chip === '' || li.dataset.state === choice.chip) && (!f || drawn.searchOf(li).some((w) => w.includes(f)));
     const count = (list: HTMLElement, total: number, out: HTMLElement, empty: HTMLElement, what: string) => {
       let n = 0;
       for (const li of list.children as HTMLCollectionOf<HTMLElement>) {
@@ -108,7 +103,7 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
       empty.hidden = n > 0 || total === 0;
       clear(empty);
       if (n === 0 && total > 0) {
-        const why = [f ? `“${box.value.trim()}”` : '', chip ? `the state ${stateInfo(chip).label}` : ''].filter(Boolean).join(' and ');
+        const why = [f ? `“${box.value.trim()}”` : '', choice.chip ? `the state ${stateInfo(choice.chip).label}` : ''].filter(Boolean).join(' and ');
         empty.append(`No ${what} matches ${why}. `, h('button', { type: 'button', class: 'link', onclick: showAll }, 'Show all'));
       }
     };
@@ -120,12 +115,12 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
     const n = new Map<string, number>();
     for (const x of [...all.templates, ...all.roles]) n.set(x.state, (n.get(x.state) ?? 0) + 1);
     // a chosen state that no entry has any more is dropped rather than showing an empty list with no chip to undo it
-    if (chip && !n.has(chip)) chip = '';
+    if (choice.chip && !n.has(choice.chip)) choice.chip = '';
     const focusedChip = document.activeElement instanceof HTMLElement && chips.contains(document.activeElement) ? document.activeElement.dataset.chip : undefined;
     clear(chips);
     const one = (value: string, label: string, count: number) => {
-      const b = h('button', { type: 'button', class: `chip-filter${value ? ` state-${value}` : ''}`, 'data-chip': value, 'aria-pressed': String(chip === value), onclick: () => {
-        chip = chip === value ? '' : value;
+      const b = h('button', { type: 'button', class: `chip-filter${value ? ` state-${value}` : ''}`, 'data-chip': value, 'aria-pressed': String(choice.chip === value), onclick: () => {
+        choice.chip = choice.chip === value ? '' : value;
         drawChips();
         apply();
       } }, label, ' ', h('span', { class: 'chip-count' }, String(count)));
@@ -142,10 +137,10 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
     for (const li of list.children as HTMLCollectionOf<HTMLElement>) old.set(li.dataset.key!, li);
     const kept = entries.map((e) => {
       const prev = old.get(entryKey(e));
-      return prev && drawnFrom(prev, e) ? prev : null;
+      return prev && drawn.drawnFrom(prev, e) ? prev : null;
     });
     // the new and changed rows, made in one go (list-rows.ts)
-    const made = rows(entries.filter((_, i) => !kept[i]));
+    const made = drawn.rows(entries.filter((_, i) => !kept[i]));
     let at: Element | null = list.firstElementChild;
     let m = 0;
     entries.forEach((e, i) => {
@@ -172,14 +167,17 @@ export function libraryView(templates: TemplateSummary[], roles: RoleSummary[], 
   };
 
   box.addEventListener('input', () => {
-    onFilter(box.value);
+    choice.filter = box.value;
     apply();
   });
-  rowMenus(tList, hooks);
-  rowMenus(rList, hooks);
-  shown.set(el, { el, update });
+  rowMenus(tList, hooks, drawn);
+  rowMenus(rList, hooks, drawn);
+  const refresh = async () => {
+    const [[t, r]] = await Promise.all([readLibrary(), refreshUpgradeBanner(el)]);
+    if (el.isConnected) update(t, r);
+  };
   update(templates, roles);
-  return el;
+  return { el, refresh };
 }
 
 /** A row redrawn because its entry changed: what was said or asked in it, and the focus, move to the new row. */

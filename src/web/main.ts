@@ -1,7 +1,7 @@
 import { ApiError, call, forgetToken, token } from './api.js';
 import { clear, h, whenIdle } from './dom.js';
 import { guardLeaving } from './editor-leave.js';
-import { libraryView, refreshLibrary } from './list.js';
+import { type LibraryView, libraryView } from './list.js';
 import { newTemplateView } from './new-template.js';
 import { refreshProposalCount } from './proposal-count.js';
 import { type LiveEvent, type LiveState, startLive } from './live.js';
@@ -49,7 +49,10 @@ let page: TemplatePage | null = null;
 let rolePageOpen: RolePage | null = null;
 /** the view with edits to keep: the open template or role */
 const editing = (): TemplatePage | RolePage | null => page ?? rolePageOpen;
-let filter = '';
+/** the list's filter and chip, kept for the tab across visits (list.ts) */
+const listChoice = { filter: '', chip: '' };
+/** the library list on the page, or null */
+let list: LibraryView | null = null;
 
 async function templates(): Promise<TemplateSummary[]> {
   return (await call<TemplateList>('GET', '/templates')).body.templates;
@@ -128,9 +131,8 @@ async function route(): Promise<void> {
       document.title = 'new template · desk library';
     } else {
       const [t, roles] = await Promise.all([templates(), call<RoleList>('GET', '/roles')]);
-      view = libraryView(t, roles.body.roles, filter, (f) => {
-        filter = f;
-      });
+      list = libraryView(t, roles.body.roles, listChoice);
+      view = list.el;
       document.title = 'desk library';
     }
     if (current !== ticket) return;
@@ -244,11 +246,10 @@ let sync: SyncIndicator | null = null;
  */
 let relist: ReturnType<typeof setTimeout> | null = null;
 async function redrawList(): Promise<void> {
-  const open = main.querySelector('.library');
-  if (!open || parseRoute(location.hash).view !== 'library') return;
+  if (!list?.el.isConnected || parseRoute(location.hash).view !== 'library') return;
   try {
     // only the rows that changed are drawn again, so the filter, its caret and the focus stay (list.ts)
-    await refreshLibrary(open);
+    await list.refresh();
   } catch {
     // a hint missed: the next event or a reload shows it
   }
