@@ -5,6 +5,8 @@
  * stream, or with plain HTTP by `GET …/launches/:id?wait=N`. The desk starts
  * nothing: `approved` and its runs are what the conductor reads. Thin: the
  * store (src/library/records/launch.ts) keeps, previews and decides them.
+ * Create, list, get and dismiss are the routes every record kind answers
+ * alike (records.ts); approve and withdraw are a draft's own.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
@@ -15,19 +17,14 @@ import {
   LaunchAnswerSchema,
   LaunchApproveSchema,
   LaunchCreateSchema,
-  LaunchDismissSchema,
   LaunchId,
-  LaunchListQuery,
   LaunchListSchema,
   LaunchRefusalSchema,
-  WaitQuery,
 } from '../../schema/launches.js';
 import { precondition } from '../answers.js';
 import { errorResponses } from '../schemas.js';
-import { askerOf, retryAfter } from './asker.js';
-
-const IdParams = Type.Object({ id: LaunchId });
-
+import { askerOf } from './asker.js';
+import { recordRoutes } from './records.js';
 
 /**
  * A draft's answer, written by JSON.stringify rather than the response
@@ -43,14 +40,6 @@ function sendDraft(reply: FastifyReply, v: LaunchView): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(Buffer.from(JSON.stringify(launchAnswer(v)), 'utf8'));
 }
 
-/** The client went away: a wait on its behalf ends. */
-function closedSignal(reply: FastifyReply): AbortSignal {
-  const ac = new AbortController();
-  // a response's `close` comes once it is sent or its connection ended; only the second matters before the answer
-  reply.raw.once('close', () => ac.abort());
-  return ac.signal;
-}
-
 /**
  * `store`: the library's launch-draft store (library.launches), opened once
  * with the library; its bounds, allowances and rules on who may withdraw
@@ -59,55 +48,29 @@ function closedSignal(reply: FastifyReply): AbortSignal {
  */
 export const launchRoutes: FastifyPluginAsyncTypebox<{ store: LaunchStore }> = async (app, o) => {
   const { store } = o;
+  const IdParams = Type.Object({ id: LaunchId });
 
-  const notFound = (id: string) => new DeskError('not_found', `no launch draft ${id}`);
-
-  app.post(
-    '/launches',
-    {
-      schema: {
-        summary: 'Draft a launch of a template for the operator to approve; inputs that do not check are refused',
-        tags: ['launches'],
-        body: LaunchCreateSchema,
-        response: { 201: LaunchAnswerSchema, ...errorResponses },
-      },
+  const routes = recordRoutes(app, {
+    store,
+    path: '/launches',
+    tag: 'launches',
+    noun: 'launch draft',
+    id: LaunchId,
+    listKey: 'launches',
+    create: LaunchCreateSchema,
+    answer: LaunchAnswerSchema,
+    list: LaunchListSchema,
+    summaries: {
+      create: 'Draft a launch of a template for the operator to approve; inputs that do not check are refused',
+      list: 'The launch drafts, newest first, without inputs or preview; `pending` counts those waiting',
+      get: 'One launch draft with its preview; `?wait=N` waits up to N seconds for a decision while pending',
+      dismiss: 'Dismiss the draft, with an optional note for the conductor',
     },
-    // the allowance and the creator's name (the person's when the desk knows it, whatever the body says) are the store's
-    async (req, reply) => sendDraft(reply.code(201), await retryAfter(reply, store.create(req.body, askerOf(req)))),
-  );
-
-  app.get(
-    '/launches',
-    {
-      schema: {
-        summary: 'The launch drafts, newest first, without inputs or preview; `pending` counts those waiting',
-        tags: ['launches'],
-        querystring: LaunchListQuery,
-        response: { 200: LaunchListSchema, ...errorResponses },
-      },
-    },
-    async (req) => ({ pending: await store.pending(), kept_decided: await store.keptDecided(), launches: await store.list(req.query.status ?? 'pending') }),
-  );
-
-  app.get(
-    '/launches/:id',
-    {
-      schema: {
-        summary: 'One launch draft with its preview; `?wait=N` waits up to N seconds for a decision while pending',
-        tags: ['launches'],
-        params: IdParams,
-        querystring: WaitQuery,
-        response: { 200: LaunchAnswerSchema, ...errorResponses },
-      },
-    },
-    async (req, reply) => {
-      const { id } = req.params;
-      const wait = req.query.wait;
-      const v = wait ? await store.getWhenDecided(id, Number(wait) * 1000, closedSignal(reply)) : await store.get(id);
-      if (!v) throw notFound(id);
-      return sendDraft(reply, v);
-    },
-  );
+    send: (reply, v: LaunchView, code = 200) => sendDraft(reply.code(code), v),
+  });
+  routes.create();
+  routes.list();
+  routes.get();
 
   app.post(
     '/launches/:id/approve',
@@ -136,22 +99,7 @@ export const launchRoutes: FastifyPluginAsyncTypebox<{ store: LaunchStore }> = a
     },
   );
 
-  app.post(
-    '/launches/:id/dismiss',
-    {
-      schema: {
-        summary: 'Dismiss the draft, with an optional note for the conductor',
-        tags: ['launches'],
-        params: IdParams,
-        body: LaunchDismissSchema,
-        response: { 200: LaunchAnswerSchema, ...errorResponses },
-      },
-      preValidation: async (req) => {
-        req.body ??= {};
-      },
-    },
-    async (req, reply) => sendDraft(reply, await store.dismiss(req.params.id, req.body.note ?? null, askerOf(req))),
-  );
+  routes.dismiss();
 
   app.post(
     '/launches/:id/withdraw',
