@@ -1,13 +1,17 @@
 import { h } from './dom.js';
 
+/** the event the open form sends its token with, to every request waiting on it */
+const TOKEN_EVENT = 'desk-token';
+
 /**
  * The sign-in form, shown when the service answers 401. One form at a time:
- * every request that meets a 401 while it is open waits on the same answer.
+ * every request that meets a 401 while it is open waits on the same answer,
+ * which the open form itself hands out (the page holds no other record of it).
  */
-let pending: Promise<string> | null = null;
-
 export function askToken(refused: boolean): Promise<string> {
-  pending ??= new Promise<string>((resolve) => {
+  const open = document.querySelector<HTMLFormElement>('form.token-form');
+  if (open) return new Promise<string>((resolve) => open.addEventListener(TOKEN_EVENT, (ev) => resolve((ev as CustomEvent<string>).detail), { once: true }));
+  return new Promise<string>((resolve) => {
     const input = h('input', {
       type: 'password',
       id: 'token-input',
@@ -36,11 +40,10 @@ export function askToken(refused: boolean): Promise<string> {
       const value = input.value.trim();
       if (!value) return;
       backdrop.remove();
-      pending = null;
+      form.dispatchEvent(new CustomEvent(TOKEN_EVENT, { detail: value }));
       resolve(value);
     });
     document.body.append(backdrop);
     input.focus();
   });
-  return pending;
 }

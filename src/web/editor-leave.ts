@@ -20,17 +20,28 @@ export interface LeaveGuard {
 export interface LeaveOptions {
   /** true while there is text that leaving `hash` would lose */
   wouldLose(hash: string): boolean;
-  /** the question; default the page's own dialog (askToLeave) */
+  /** the question; default the page's own dialog (leaveAsker) */
   ask?: (question: string) => Promise<boolean>;
 }
 
 const QUESTION = 'Leave this page? Your unsaved changes will be lost.';
 
-let asking: Promise<boolean> | null = null;
+/**
+ * The page's modal question: true for Leave, false for Stay, Escape or a
+ * click outside the buttons. One at a time per asker: a second ask while the
+ * dialog is open waits on the same answer.
+ */
+export function leaveAsker(): (question: string) => Promise<boolean> {
+  let asking: Promise<boolean> | null = null;
+  return (question) => {
+    asking ??= askOnce(question).finally(() => {
+      asking = null;
+    });
+    return asking;
+  };
+}
 
-/** The page's modal question: true for Leave, false for Stay, Escape or a click outside the buttons. */
-export function askToLeave(question: string): Promise<boolean> {
-  if (asking) return asking;
+function askOnce(question: string): Promise<boolean> {
   const back = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   const stay = h('button', { type: 'button', class: 'primary' }, 'Stay');
   const leave = h('button', { type: 'button', class: 'danger' }, 'Leave');
@@ -41,11 +52,10 @@ export function askToLeave(question: string): Promise<boolean> {
     h('p', { class: 'actions' }, stay, leave),
   );
   document.body.append(dialog);
-  asking = new Promise<boolean>((resolve) => {
+  const answer = new Promise<boolean>((resolve) => {
     const done = (yes: boolean) => {
       dialog.close();
       dialog.remove();
-      asking = null;
       if (!yes && back?.isConnected) back.focus();
       resolve(yes);
     };
@@ -59,11 +69,11 @@ export function askToLeave(question: string): Promise<boolean> {
   });
   dialog.showModal();
   stay.focus();
-  return asking;
+  return answer;
 }
 
 export function guardLeaving(o: LeaveOptions): LeaveGuard {
-  const ask = o.ask ?? askToLeave;
+  const ask = o.ask ?? leaveAsker();
   /** the hash of the view on screen: where "stay" goes back to */
   let shown = location.hash;
   /** a hash already agreed to, so its hashchange does not ask again */

@@ -8,22 +8,30 @@ import type { MeAnswer, UserRoleName } from '../schema/users.js';
  * and on a desk that knows no users, the page is the operator's: everything.
  */
 const RANK: readonly UserRoleName[] = ['viewer', 'conductor', 'editor'];
-let me: MeAnswer = { name: null, role: 'editor' };
+
+/**
+ * The answer is kept where the whole page can see it: on the document's
+ * root element (`data-desk-user`, `data-desk-role`), written once by
+ * loadMe, so no module holds a copy of its own.
+ */
+const root = () => document.documentElement.dataset;
 
 /** Reads GET /me once, before the first view is drawn; a failure leaves every action in (the service still refuses). */
 export async function loadMe(): Promise<MeAnswer> {
   try {
-    me = (await call<MeAnswer>('GET', '/me')).body;
+    const me = (await call<MeAnswer>('GET', '/me')).body;
+    if (me.name !== null) root().deskUser = me.name;
+    root().deskRole = me.role;
   } catch {
     // an older service without /me, or a network error: the actions stay, the service still says no
   }
-  return me;
+  return whoAmI();
 }
 
-export const whoAmI = (): MeAnswer => me;
+export const whoAmI = (): MeAnswer => ({ name: root().deskUser ?? null, role: (root().deskRole as UserRoleName | undefined) ?? 'editor' });
 
 /** May the user take an action that needs `role`? */
-export const can = (role: UserRoleName): boolean => RANK.indexOf(me.role) >= RANK.indexOf(role);
+export const can = (role: UserRoleName): boolean => RANK.indexOf(whoAmI().role) >= RANK.indexOf(role);
 
 /**
  * The line under the header for someone who cannot change the library: a
@@ -31,6 +39,7 @@ export const can = (role: UserRoleName): boolean => RANK.indexOf(me.role) >= RAN
  * for an editor, or a desk without users.
  */
 export function roleNote(): string | null {
+  const me = whoAmI();
   if (me.name === null || can('editor')) return null;
   return me.role === 'conductor'
     ? `You are viewing as ${me.name}, a conductor: you propose templates and draft launches through the API; saving and deciding need the editor role.`

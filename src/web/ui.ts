@@ -23,9 +23,6 @@ export function showState(head: Element, state: string): void {
   }
 }
 
-let saidAt = 0;
-let keepOnce = false;
-
 /** What a message is: each has its own colour, and only an error interrupts (role=alert). */
 export type SayKind = 'success' | 'info' | 'warning' | 'error';
 
@@ -50,8 +47,9 @@ export function say(text: string, near?: Element, kind: SayKind = 'success'): HT
     el.hidden = el.textContent === '';
     el.dataset.kind = kind;
     el.classList.toggle('visually-hidden', near !== undefined);
-    saidAt = Date.now();
-    keepOnce = near === undefined;
+    // the status line itself remembers a message said for the next view (unsay)
+    if (near === undefined) el.dataset.keepFrom = String(Date.now());
+    else delete el.dataset.keepFrom;
   }
   if (!near?.parentElement) return null;
   let said = near.nextElementSibling;
@@ -95,8 +93,9 @@ export function unsay(near?: Element): void {
     }
     return;
   }
-  const keep = keepOnce && Date.now() - saidAt < 1500;
-  keepOnce = false;
+  const keepFrom = el?.dataset.keepFrom;
+  const keep = keepFrom !== undefined && Date.now() - Number(keepFrom) < 1500;
+  if (el) delete el.dataset.keepFrom;
   if (el && !keep) {
     delete el.dataset.refusal;
     el.hidden = true;
