@@ -100,7 +100,7 @@ export interface WriteOptions {
   /** template writes: answer with the card, built after the write against the catalogue then. Default: false */
   card?: boolean;
   /**
-   * a template save made by saving a proposal (proposals/store.ts): the history commit reads
+   * a template save made by saving a proposal (records/proposal.ts): the history commit reads
    * `save quick-fix from proposal <id>` (`, with the operator's edits` when `edited`), with a
    * `Proposed-by: <by>` trailer beside `Who:` when the proposer is known (docs/history.md)
    */

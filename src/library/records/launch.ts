@@ -76,10 +76,10 @@ export const isRefusal = (r: LaunchView | LaunchRefusal): r is LaunchRefusal => 
 
 /**
  * The launches a conductor drafts and the operator decides (docs/api.md,
- * Launches), kept one file each under `launches/`, as proposals are under
- * `proposals/`, with the same index, odd-file, retention and sync rules
- * (proposals/record-index.ts). The desk starts nothing: `approved` is the decision the
- * conductor or the harness reads, with the runs to start.
+ * Launches): the record store (store.ts) over the launch-draft kind above,
+ * with its index, odd-file, retention, wait and sync rules. The desk starts
+ * nothing: `approved` is the decision the conductor or the harness reads,
+ * with the runs to start.
  *
  * A draft names the template version its preview was made on (`etag`, its
  * text kept as `source`), so what the operator approves is what they saw.
@@ -88,10 +88,8 @@ export const isRefusal = (r: LaunchView | LaunchRefusal): r is LaunchRefusal => 
  * stale If-Match), the refreshed draft in the answer; an approve with the
  * new ETag then succeeds.
  *
- * A request may wait for a decision (`getWhenDecided`): a promise each
- * decision settles (proposals/waiters.ts), never a loop. It is settled as
- * soon as the decided record is on disk, before its commit and event: what
- * the waiter then reads is durable, and git has nothing to add to it.
+ * What a draft adds to the store: its preview on the version it names
+ * (launch-preview.ts), the approve and its refusals, and who may withdraw.
  */
 export function openLaunchStore(o: LaunchStoreOptions): LaunchStore {
   const { library } = o;

@@ -53,24 +53,19 @@ export const PROPOSAL_KIND: RecordKind<ProposalRecord, ProposalSummary, 'created
 
 /**
  * The proposals a conductor makes and the operator decides (docs/api.md,
- * Proposals), kept one file each under `proposals/` in the library root.
- *
- * The folder is read once, at the first call: the root lock makes this
- * process its only writer, and a sync, the one other, tells the store which
- * records it wrote (library.syncFiles), which are read again — so the index
- * it keeps (each proposal's summary; record-index.ts, shared with launch
- * drafts) stays true, the pending count costs nothing, and the list reads
- * no file.
- * A file in `proposals/` that is not a record the service wrote — a link, a
- * FIFO, a folder, one over the cap, torn or hand-made JSON — is logged once
- * and skipped, never followed, waited on or answered as a 500.
+ * Proposals): the record store (store.ts) over the proposal kind above. The
+ * store reads `proposals/` once and follows what a sync writes
+ * (record-index.ts); a file there that is not a record the service wrote —
+ * a link, a FIFO, a folder, one over the cap, torn or hand-made JSON — is
+ * logged once and skipped, never followed, waited on or answered as a 500.
  *
  * A decision reads top to bottom (`save`, `dismiss`): the proposal found,
  * its preconditions (pending; for a save, If-Match and If-None-Match, which
  * the template save checks against what loads), the template saved through
  * `library.saveTemplate` (the library's one write pipeline, writes.ts), the
  * record written, its history commit, its event (announce.ts), the decided
- * records past the kept count removed (retention.ts), the answer.
+ * records past the kept count removed (retention.ts), the answer. The save
+ * is a proposal's own; the rest is the store's.
  *
  * A save never lies about what landed. Before the template save the record
  * is written with `saving: {name, etag}`, the intent (committed to nothing:
