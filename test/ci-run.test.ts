@@ -51,6 +51,6 @@ describe('the global setup', () => {
     const setup = readFileSync(join(import.meta.dirname, 'global-setup.ts'), 'utf8');
     const bundle = /if \(!built\) \{\s*const r = runSync\(process\.execPath, \['scripts\/build-web\.mjs'\]/;
     expect(setup).toMatch(bundle);
-    expect(setup.search(bundle)).toBeGreaterThan(setup.indexOf("'tsconfig.web.json'"));
+    expect(setup.search(bundle)).toBeGreaterThan(setup.indexOf("'tsconfig.json'"));
   });
 });
