@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { PROOF_ONLY } from './vitest.proof.config.js';
 
 /**
  * `npm test`: the unit, `inject` and process tests, and the proofs in a short
@@ -6,7 +7,9 @@ import { defineConfig } from 'vitest/config';
  * is many rounds or a whole lifecycle runs one round or one representative
  * case here (fullProof() is false below PROOF_ROUNDS=50). The full proofs and
  * those tests in full run with `npm run test:proof` (vitest.proof.config.ts),
- * the browser tests with `npm run test:e2e` (vitest.e2e.config.ts).
+ * the browser tests with `npm run test:e2e` (vitest.e2e.config.ts). The
+ * kill, crash and real-process sync proofs (PROOF_ONLY there) run only in
+ * `npm run test:proof`: each takes over 10 s even in its short version.
  */
 const shared = {
   env: { PROOF_ROUNDS: process.env.PROOF_ROUNDS ?? '3' },
@@ -31,7 +34,8 @@ export default defineConfig({
           ...shared,
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', 'test/e2e/**', 'test/proof-never-5xx.test.ts'],
+          // PROOF_ONLY: the kill, crash and real-process sync proofs, run by `npm run test:proof` alone
+          exclude: ['**/node_modules/**', 'test/e2e/**', 'test/proof-never-5xx.test.ts', ...PROOF_ONLY],
           // One module graph per worker instead of per file: a third less CPU (fastify, typebox and
           // the validator are loaded once). Sound while no test file mocks modules or changes
           // globals; one that must goes in the 'isolated' project below. The short proofs run here too.
