@@ -14,7 +14,8 @@ import { acquireRootLock, type LostHandler } from './disk/root-lock.js';
 import { checkShipped, loadShipped } from './shipped.js';
 import { libraryContext, libraryReads, type ReaderOptions, reportOnce, silentLogger } from './reader.js';
 import type { Library } from './types.js';
-import { keptBase, libraryWrites } from './writes.js';
+import { keptBase, libraryWrites, writeReads } from './writes.js';
+import { openDoor } from './door.js';
 import { KeyedQueue } from './queue.js';
 import { applyUpgrade } from './upgrade/apply.js';
 import { rollForward } from './roll-forward.js';
@@ -105,7 +106,9 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
   };
   const events = new EventBus();
   const recorder = opened?.recorder ?? noRecorder;
-  const files = syncFiles(ctx, guard, recorder);
+  // the one door every write of a name goes through (door.ts): saves, upgrades, sync
+  const door = openDoor(ctx, guard, recorder, events, (u) => files.resolved(u));
+  const files = syncFiles(ctx, guard, door, recorder);
   // opened just below, over the library itself: their records are saved and committed through it, the
   // watcher reads it, the sync writes through it. This is the one place the library's parts are put together.
   let records: RecordStores | null = null;
@@ -119,9 +122,9 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
     // reads look at the disk afresh at every call (docs/api.md), as a reader's do (reader.ts); writes are writes.ts, one function each
     ...libraryReads(ctx),
     keptBase: (name) => keptBase(ctx, name),
-    ...libraryWrites({ ctx, guard, recorder, events, settleDiverged: (kind, name) => files.resolved(kind, name) }),
+    ...libraryWrites({ door, shipped: ctx.shipped, readOnly: ctx.readOnly, reads: writeReads(ctx) }),
     planUpgrade: async () => planAnswer(await planUpgrade(ctx)),
-    applyUpgrade: (request, who) => applyUpgrade({ ctx, guard, recorder, events }, request, who ?? null),
+    applyUpgrade: (request, who) => applyUpgrade({ ctx, guard, door, recorder, events }, request, who ?? null),
     get proposals() {
       return records!.proposals;
     },

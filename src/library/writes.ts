@@ -1,55 +1,61 @@
 import { DeskError } from '../errors.js';
-import type { LibraryContext, WriteGuard } from './context.js';
-import type { FsContext } from './disk/fs-safe.js';
+import type { LibraryContext } from './context.js';
 import { etagOf, formatMarker, ifMatchPasses, roleRevision, sha256Hex } from './disk/markers.js';
-import { recoverRole, recoverTemplate } from './disk/recovery.js';
-import type { EventBus } from './events/bus.js';
-import type { Recorder } from './history/recorder.js';
-import { checkRoleName, checkTemplateName } from './layout.js';
+import type { Door, FileSteps, Landed, Write } from './door.js';
+import { checkTemplateName } from './layout.js';
 import { pointLook } from './look.js';
 import { canonicalJson, canonicalRoleMd } from './roles/canonical.js';
-import { readRoleCopy } from './roles/copy.js';
+import { type RoleCopyView, readRoleCopy } from './roles/copy.js';
 import { roleEntry } from './roles/entries.js';
 import { writeRoleReset, writeRoleSave } from './roles/files.js';
 import { validateKit, validateRoleMd } from './roles/validate.js';
+import type { Shipped } from './shipped.js';
 import { checkNote } from './templates/note.js';
 import { readKeptBase, writeTemplateAcknowledge, writeTemplateDelete, writeTemplateReset, writeTemplateSave } from './templates/files.js';
-import { getTemplate, readFacts } from './templates/read.js';
-import type { Library, RoleEntry, TemplateDetail, TemplateFacts, WriteOptions } from './types.js';
+import { getTemplate, readFacts, type TemplateRead } from './templates/read.js';
+import type { LibraryWrites, RoleEntry, TemplateDetail, TemplateFacts, WriteOptions } from './entries.js';
+import { type Unit, roleUnit, templateUnit } from './unit.js';
 
 /**
  * Every write of a template or a role through the service, one function
- * each (docs/history.md, "One write"). Each reads top to bottom:
- *
- * 1. the name, checked before any path is built from it, and the refusals
- *    that need no file (read-only, no root, not shipped, not custom);
- * 2. the body validated — before the slot, so an invalid body is 422
- *    whatever the preconditions say (docs/api.md);
- * 3. the name's slot in the queue: one write of a name at a time;
- * 4. inside it, `standing`: a change made on disk without the service is
- *    committed first (`found on disk: …`), an intent a crash left is
- *    finished, and what loads now is read;
- * 5. the preconditions (If-Match, If-None-Match) against what loads now;
- * 6. the files written: intent, atomic files, marker (templates/files.ts,
- *    roles/files.ts);
- * 7. `landed`: a name a sync left diverged is settled by this write, the
- *    history commit is queued with the bytes just written (the answer never
- *    waits for git), one log line, the event announced;
- * 8. the answer.
- *
- * A sync round's per-name step takes the same slots (history/sync-files.ts).
+ * each. Each names its unit and gives the door (door.ts) what is its own:
+ * the refusals, the body check, what stands, the preconditions, the file
+ * steps (templates/files.ts, roles/files.ts) and what it landed as. The door
+ * runs them in the one order (docs/history.md, "How a write becomes a commit").
  */
 
-export interface WriteDeps {
-  ctx: LibraryContext;
-  guard: WriteGuard;
-  recorder: Recorder;
-  events: EventBus;
-  /** a write through the service settles a name a sync left diverged: the operator chose (history/sync-files.ts) */
-  settleDiverged(kind: 'templates' | 'roles', name: string): void;
+/** What the writes read and decide with: the door, the shipped files, and a few reads — not the readers' whole context. */
+export interface WriteContext {
+  door: Door;
+  shipped: Shipped;
+  readOnly: ReadonlyMap<string, string>;
+  reads: WriteReads;
 }
 
-export type Writes = Pick<Library, 'saveTemplate' | 'resetTemplate' | 'acknowledgeTemplate' | 'deleteTemplate' | 'saveRole' | 'resetRole' | 'deleteRole'>;
+/** The reads a write makes: what stands before, whether it landed, the answer after. */
+export interface WriteReads {
+  facts(name: string): TemplateRead | null;
+  template(name: string, card?: boolean): TemplateDetail | null;
+  /** a body's validation, memoised: the answer after the save takes it from the memo */
+  valid(name: string, source: string, hash: string): { valid: boolean; problems: unknown[] };
+  role(name: string): RoleEntry | null;
+  roleCopy(name: string): RoleCopyView;
+}
+
+export function writeReads(ctx: LibraryContext): WriteReads {
+  return {
+    facts: (name) => readFacts(ctx, name),
+    template: (name, card) => getTemplate(ctx, name, card),
+    valid: (name, source, hash) => ctx.memo.whole(name, source, hash, pointLook(ctx)).validation,
+    role: (name) => roleEntry(ctx, name),
+    roleCopy: (name) => readRoleCopy(ctx, name),
+  };
+}
+
+export type Writes = LibraryWrites;
+
+type Verb = 'save' | 'reset' | 'acknowledge' | 'delete';
+const OP: Record<Verb, string> = { save: 'saved', reset: 'reset', acknowledge: 'acknowledged', delete: 'deleted' };
 
 /**
  * If-None-Match (RFC 9110 §13.1.2): `*` fails when the name exists at all,
@@ -63,27 +69,8 @@ export function ifNoneMatchPasses(ifNoneMatch: string | undefined, currentEtag: 
   return !wanted.split(',').some((t) => t.trim().replace(/^W\//, '') === currentEtag);
 }
 
-/**
- * Runs a write's file steps. If one fails, the name's intent is resolved
- * straight away and the answer follows what is now on disk: a write that
- * passed its commit point succeeded (the rest is finished here or at the next
- * start), one that did not changed nothing and reports the failure.
- */
-async function settle(ctx: LibraryContext, name: string, steps: () => Promise<unknown>, recover: () => Promise<unknown>, landed: () => Promise<boolean> | boolean): Promise<void> {
-  try {
-    await steps();
-  } catch (e) {
-    await recover().catch(() => {});
-    if (await Promise.resolve().then(landed).catch(() => false)) {
-      ctx.logger.warn({ name, code: (e as { code?: string }).code }, 'write landed; its last steps finish at the next start');
-      return;
-    }
-    throw e;
-  }
-}
-
 /** `save quick-fix (edited)`, `save quick-fix: tighten the gate`, `save my-flow`, `restore quick-fix to 1a2b3c4`, `save role reviewer`, … */
-export function subject(verb: 'save' | 'reset' | 'acknowledge' | 'delete', what: string, opts: WriteOptions, state: string | null): string {
+export function subject(verb: Verb, what: string, opts: WriteOptions, state: string | null): string {
   if (opts.restoredFrom) return `restore ${what} to ${opts.restoredFrom}`;
   if (verb === 'save' && opts.proposal) return proposalSaveMessage(what, opts.proposal);
   // a note says why, which says more than the state
@@ -106,15 +93,15 @@ export function proposalSaveMessage(what: string, p: NonNullable<WriteOptions['p
 /** An event's `who`: the person a write names, absent when it names none (docs/api.md, Events), as on a change found on disk. */
 const whoOf = (opts: WriteOptions): { who?: string } => (opts.who ? { who: opts.who } : {});
 
-export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: WriteDeps): Writes {
-  const facts = (name: string): TemplateFacts | null => readFacts(ctx, name)?.facts ?? null;
+/** File steps settled by what loads afterwards (door.ts, step 7). */
+const steps = (run: () => Promise<unknown>, landed: () => boolean): FileSteps => ({ run, landed });
 
-  /** Step 4 for a template: found-on-disk committed, a left intent finished, what loads now. */
-  async function standingTemplate(fs: FsContext, name: string): Promise<TemplateFacts | null> {
-    // a diverged name's copy differs from HEAD (which holds the remote's version) until this write decides it
-    if (!ctx.diverged.templates.has(name)) recorder.found(`template:${name}`);
-    await recoverTemplate(fs, name);
-    return facts(name);
+export function libraryWrites(ctx: WriteContext): Writes {
+  const { door, reads } = ctx;
+  const facts = (name: string): TemplateFacts | null => reads.facts(name)?.facts ?? null;
+
+  function refuseReadOnly(name: string): void {
+    if (ctx.readOnly.has(name)) throw new DeskError('read_only', `${name} is registered read-only`);
   }
 
   function templatePreconditions(name: string, opts: WriteOptions, before: TemplateFacts | null): void {
@@ -122,152 +109,173 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
     if (!ifNoneMatchPasses(opts.ifNoneMatch, before?.etag ?? null)) throw new DeskError('precondition_failed', `${name} already exists`);
   }
 
-  /** Step 7 and 8 for a template; `verb` names the commit, `op` the log line. */
-  function landedTemplate(name: string, verb: 'save' | 'reset' | 'acknowledge' | 'delete', before: TemplateFacts | null, opts: WriteOptions): TemplateDetail | null {
-    if (ctx.diverged.templates.has(name)) settleDiverged('templates', name);
-    const after = verb === 'delete' ? null : getTemplate(ctx, name, opts.card);
-    if (verb !== 'delete' && !after) throw new DeskError('internal', `template ${name} is missing after a write`);
-    recorder.record(`template:${name}`, subject(verb, name, opts, after?.state ?? null), opts.who ?? null);
-    const op = verb === 'save' ? 'saved' : verb === 'reset' ? 'reset' : verb === 'delete' ? 'deleted' : 'acknowledged';
-    ctx.logger.info({ name, kind: 'template', op, before: before?.state ?? null, after: after?.state ?? null, who: opts.who ?? null }, `template ${op}`);
-    events.publish('template.changed', { name, state: after?.state ?? null, etag: after?.etag ?? null, ...whoOf(opts) });
-    return after;
-  }
-
-  function refuseReadOnly(name: string): void {
-    if (ctx.readOnly.has(name)) throw new DeskError('read_only', `${name} is registered read-only`);
-  }
-
-  /** Step 4 for a role. */
-  async function standingRole(fs: FsContext, name: string): Promise<RoleEntry | null> {
-    if (!ctx.diverged.roles.has(name)) recorder.found(`role:${name}`);
-    await recoverRole(fs, name);
-    return roleEntry(ctx, name);
-  }
-
   function rolePreconditions(name: string, opts: WriteOptions, before: RoleEntry | null): void {
     if (!ifMatchPasses(opts.ifMatch, before?.etag ?? null)) throw new DeskError('precondition_failed', `role ${name} changed since it was read`);
   }
 
-  function landedRole(name: string, verb: 'save' | 'reset' | 'delete', before: RoleEntry | null, opts: WriteOptions): RoleEntry | null {
-    if (ctx.diverged.roles.has(name)) settleDiverged('roles', name);
-    const after = roleEntry(ctx, name);
-    if (verb !== 'delete' && !after) throw new DeskError('internal', `role ${name} is missing after ${verb}`);
-    recorder.record(`role:${name}`, subject(verb, `role ${name}`, opts, null), opts.who ?? null);
-    const op = verb === 'save' ? 'saved' : verb === 'reset' ? 'reset' : 'deleted';
-    ctx.logger.info({ name, kind: 'role', op, before: before?.state ?? null, after: after?.state ?? null, who: opts.who ?? null }, `role ${op}`);
-    events.publish('role.changed', { name, state: after?.state ?? null, etag: after?.etag ?? null, ...whoOf(opts) });
-    return after;
+  /** Steps 9–12 of a template write: `verb` names the commit, the log line and the event. */
+  function landedTemplate(name: string, verb: Verb, before: TemplateFacts | null, opts: WriteOptions): Landed<TemplateDetail | null> {
+    const after = verb === 'delete' ? null : reads.template(name, opts.card);
+    if (verb !== 'delete' && !after) throw new DeskError('internal', `template ${name} is missing after a write`);
+    const op = OP[verb];
+    return {
+      answer: after,
+      subject: subject(verb, name, opts, after?.state ?? null),
+      who: opts.who ?? null,
+      log: { obj: { name, kind: 'template', op, before: before?.state ?? null, after: after?.state ?? null, who: opts.who ?? null }, msg: `template ${op}` },
+      event: { type: 'template.changed', data: { name, state: after?.state ?? null, etag: after?.etag ?? null, ...whoOf(opts) } },
+    };
   }
+
+  function landedRole(name: string, verb: Verb, before: RoleEntry | null, opts: WriteOptions): Landed<RoleEntry | null> {
+    const after = reads.role(name);
+    if (verb !== 'delete' && !after) throw new DeskError('internal', `role ${name} is missing after ${verb}`);
+    const op = OP[verb];
+    return {
+      answer: after,
+      subject: subject(verb, `role ${name}`, opts, null),
+      who: opts.who ?? null,
+      log: { obj: { name, kind: 'role', op, before: before?.state ?? null, after: after?.state ?? null, who: opts.who ?? null }, msg: `role ${op}` },
+      event: { type: 'role.changed', data: { name, state: after?.state ?? null, etag: after?.etag ?? null, ...whoOf(opts) } },
+    };
+  }
+
+  /** A template write: what stands is its facts, its preconditions If-Match and If-None-Match, its ending a template answer. */
+  function templateWrite(name: string, verb: Verb, opts: () => WriteOptions, own: Pick<Write<TemplateFacts | null, unknown>, 'refuse' | 'validate' | 'files'> & { state?(before: TemplateFacts | null): void }): Write<TemplateFacts | null, TemplateDetail | null> {
+    return {
+      unit: templateUnit(name),
+      refuse: () => {
+        refuseReadOnly(name);
+        own.refuse?.();
+      },
+      validate: own.validate,
+      standing: () => facts(name),
+      preconditions: (before) => {
+        templatePreconditions(name, opts(), before);
+        own.state?.(before);
+      },
+      files: own.files,
+      landed: (before) => landedTemplate(name, verb, before, opts()),
+    };
+  }
+
+  function roleWrite(name: string, verb: Verb, opts: () => WriteOptions, own: Pick<Write<RoleEntry | null, unknown>, 'refuse' | 'validate' | 'files'> & { state?(before: RoleEntry | null): void }): Write<RoleEntry | null, RoleEntry | null> {
+    return {
+      unit: roleUnit(name),
+      refuse: own.refuse,
+      validate: own.validate,
+      standing: () => reads.role(name),
+      preconditions: (before) => {
+        rolePreconditions(name, opts(), before);
+        own.state?.(before);
+      },
+      files: own.files,
+      landed: (before) => landedRole(name, verb, before, opts()),
+    };
+  }
+
+  const notFound = (u: Unit) => (before: unknown) => {
+    if (!before) throw new DeskError('not_found', `no ${u.kind} ${u.name}`);
+  };
 
   return {
     async saveTemplate(name, source, given: WriteOptions = {}) {
-      checkTemplateName(name);
-      refuseReadOnly(name);
-      const opts = { ...given, note: checkNote(given.note, 'template') };
-      const fs = guard.writable();
+      let opts = given;
       const bytes = Buffer.from(source, 'utf8');
       const hash = sha256Hex(bytes);
-      // the text as it will read back from disk, memoised: the answer after the save takes it from the memo
-      const v = ctx.memo.whole(name, bytes.toString('utf8'), hash, pointLook(ctx)).validation;
-      if (!v.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: v.problems });
-      return guard.queue.run(`template:${name}`, async () => {
-        const before = await standingTemplate(fs, name);
-        templatePreconditions(name, opts, before);
-        const shipped = ctx.shipped.templates.get(name) ?? null;
-        const landed = () => {
-          const now = readFacts(ctx, name);
-          return now !== null && now.facts.state !== 'shipped' && now.facts.hash === hash && (!shipped || now.marker?.copy === hash);
-        };
-        // a restore writes its version's own marker when that names an older shipped version: it reads shipped_changed_since, as it did
-        const kept = shipped && opts.restoredShipped && opts.restoredShipped !== shipped.hash ? { shipped: opts.restoredShipped, copy: hash } : undefined;
-        await settle(ctx, name, () => writeTemplateSave(fs, name, source, shipped, kept), () => recoverTemplate(fs, name), landed);
-        return landedTemplate(name, 'save', before, opts)!;
+      const shipped = ctx.shipped.templates.get(name) ?? null;
+      // a restore writes its version's own marker when that names an older shipped version: it reads shipped_changed_since, as it did
+      const kept = shipped && given.restoredShipped && given.restoredShipped !== shipped.hash ? { shipped: given.restoredShipped, copy: hash } : undefined;
+      const landed = () => {
+        const now = reads.facts(name);
+        return now !== null && now.facts.state !== 'shipped' && now.facts.hash === hash && (!shipped || now.marker?.copy === hash);
+      };
+      const write = templateWrite(name, 'save', () => opts, {
+        refuse: () => {
+          opts = { ...given, note: checkNote(given.note, 'template') };
+        },
+        validate: () => {
+          // the text as it will read back from disk
+          const v = reads.valid(name, bytes.toString('utf8'), hash);
+          if (!v.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: v.problems });
+        },
+        files: (fs) => steps(() => writeTemplateSave(fs, name, source, shipped, kept), landed),
       });
+      return (await door.run(write))!;
     },
 
     async resetTemplate(name, opts = {}) {
-      checkTemplateName(name);
-      refuseReadOnly(name);
-      const fs = guard.writable();
-      if (!ctx.shipped.templates.has(name)) throw new DeskError('not_shipped', `${name} is not a shipped template`);
-      return guard.queue.run(`template:${name}`, async () => {
-        const before = await standingTemplate(fs, name);
-        templatePreconditions(name, opts, before);
-        if (before?.state !== 'shipped') {
-          await settle(ctx, name, () => writeTemplateReset(fs, name), () => recoverTemplate(fs, name), () => facts(name)?.state === 'shipped');
-        }
-        return landedTemplate(name, 'reset', before, opts)!;
+      const write = templateWrite(name, 'reset', () => opts, {
+        refuse: () => {
+          if (!ctx.shipped.templates.has(name)) throw new DeskError('not_shipped', `${name} is not a shipped template`);
+        },
+        files: (fs, before) => (before?.state === 'shipped' ? null : steps(() => writeTemplateReset(fs, name), () => facts(name)?.state === 'shipped')),
       });
+      return (await door.run(write))!;
     },
 
     async acknowledgeTemplate(name, opts = {}) {
-      checkTemplateName(name);
-      refuseReadOnly(name);
-      const fs = guard.writable();
-      return guard.queue.run(`template:${name}`, async () => {
-        const before = await standingTemplate(fs, name);
-        templatePreconditions(name, opts, before);
-        if (!before) throw new DeskError('not_found', `no template ${name}`);
-        const shipped = ctx.shipped.templates.get(name);
-        const marker = readFacts(ctx, name)?.marker ?? null;
-        if (before.state !== 'shipped_changed_since' || !shipped || !marker) {
-          throw new DeskError('state_conflict', `${name} is ${before.state}; only a copy whose shipped version changed since can be acknowledged`);
-        }
-        await writeTemplateAcknowledge(fs, name, shipped, marker);
-        return landedTemplate(name, 'acknowledge', before, opts)!;
+      const shipped = () => ctx.shipped.templates.get(name);
+      const marker = () => reads.facts(name)?.marker ?? null;
+      const write = templateWrite(name, 'acknowledge', () => opts, {
+        state: (before) => {
+          if (!before) throw new DeskError('not_found', `no template ${name}`);
+          if (before.state !== 'shipped_changed_since' || !shipped() || !marker()) {
+            throw new DeskError('state_conflict', `${name} is ${before.state}; only a copy whose shipped version changed since can be acknowledged`);
+          }
+        },
+        // one atomic marker rewrite: nothing to settle
+        files: (fs) => ({ run: () => writeTemplateAcknowledge(fs, name, shipped()!, marker()!) }),
       });
+      return (await door.run(write))!;
     },
 
     async deleteTemplate(name, opts = {}) {
-      checkTemplateName(name);
-      refuseReadOnly(name);
-      const fs = guard.writable();
-      if (ctx.shipped.templates.has(name)) throw new DeskError('not_custom', `${name} is shipped; reset it instead`);
-      await guard.queue.run(`template:${name}`, async () => {
-        const before = await standingTemplate(fs, name);
-        templatePreconditions(name, opts, before);
-        if (!before) throw new DeskError('not_found', `no template ${name}`);
-        await settle(ctx, name, () => writeTemplateDelete(fs, name), () => Promise.resolve(), () => facts(name) === null);
-        landedTemplate(name, 'delete', before, opts);
+      const write = templateWrite(name, 'delete', () => opts, {
+        refuse: () => {
+          if (ctx.shipped.templates.has(name)) throw new DeskError('not_custom', `${name} is shipped; reset it instead`);
+        },
+        state: notFound(templateUnit(name)),
+        files: (fs) => steps(() => writeTemplateDelete(fs, name), () => facts(name) === null),
       });
+      await door.run(write);
     },
 
     async saveRole(name, roleMd, kit, given: WriteOptions = {}) {
-      checkRoleName(name);
-      const opts = { ...given, note: checkNote(given.note, 'role') };
-      const fs = guard.writable();
-      const problems = validateRoleMd(typeof roleMd === 'string' ? roleMd : null);
-      const k = kit === null || kit === undefined ? null : validateKit(kit);
-      if (k) problems.push(...k.problems);
-      if (problems.length) throw new DeskError('invalid_role', `role ${name} is not valid; nothing was saved`, { problems });
-      // canonical form (roles/canonical.ts): an unchanged built-in role saved reads same_as_shipped
-      const md = canonicalRoleMd(roleMd);
-      const kitText = k?.kit ? canonicalJson(k.kit) : null;
-      return guard.queue.run(`role:${name}`, async () => {
-        const before = await standingRole(fs, name);
-        rolePreconditions(name, opts, before);
-        const builtin = ctx.shipped.roles.get(name);
-        const revision = roleRevision(Buffer.from(md), kitText === null ? null : Buffer.from(kitText));
-        const marker = builtin ? formatMarker({ shipped: builtin.revision, copy: revision }) : null;
-        const landed = () => roleEntry(ctx, name)?.etag === etagOf(revision);
-        await settle(ctx, name, () => writeRoleSave(fs, name, { op: 'save', role_md: md, kit: kitText, marker }, builtin), () => recoverRole(fs, name), landed);
-        return landedRole(name, 'save', before, opts)!;
+      let opts = given;
+      let md = '';
+      let kitText: string | null = null;
+      const builtin = ctx.shipped.roles.get(name);
+      const write = roleWrite(name, 'save', () => opts, {
+        refuse: () => {
+          opts = { ...given, note: checkNote(given.note, 'role') };
+        },
+        validate: () => {
+          const problems = validateRoleMd(typeof roleMd === 'string' ? roleMd : null);
+          const k = kit === null || kit === undefined ? null : validateKit(kit);
+          if (k) problems.push(...k.problems);
+          if (problems.length) throw new DeskError('invalid_role', `role ${name} is not valid; nothing was saved`, { problems });
+          // canonical form (roles/canonical.ts): an unchanged built-in role saved reads same_as_shipped
+          md = canonicalRoleMd(roleMd);
+          kitText = k?.kit ? canonicalJson(k.kit) : null;
+        },
+        files: (fs) => {
+          const revision = roleRevision(Buffer.from(md), kitText === null ? null : Buffer.from(kitText));
+          const marker = builtin ? formatMarker({ shipped: builtin.revision, copy: revision }) : null;
+          return steps(() => writeRoleSave(fs, name, { op: 'save', role_md: md, kit: kitText, marker }, builtin), () => reads.role(name)?.etag === etagOf(revision));
+        },
       });
+      return (await door.run(write))!;
     },
 
     async resetRole(name, opts = {}) {
-      checkRoleName(name);
-      const fs = guard.writable();
-      if (!ctx.shipped.roles.has(name)) throw new DeskError('not_shipped', `${name} is not a built-in role`);
-      return guard.queue.run(`role:${name}`, async () => {
-        const before = await standingRole(fs, name);
-        rolePreconditions(name, opts, before);
-        if (before?.state !== 'shipped') {
-          await settle(ctx, name, () => writeRoleReset(fs, name), () => recoverRole(fs, name), () => readRoleCopy(ctx, name).kind === 'missing');
-        }
-        return landedRole(name, 'reset', before, opts)!;
+      const write = roleWrite(name, 'reset', () => opts, {
+        refuse: () => {
+          if (!ctx.shipped.roles.has(name)) throw new DeskError('not_shipped', `${name} is not a built-in role`);
+        },
+        files: (fs, before) => (before?.state === 'shipped' ? null : steps(() => writeRoleReset(fs, name), () => reads.roleCopy(name).kind === 'missing')),
       });
+      return (await door.run(write))!;
     },
 
     /**
@@ -277,16 +285,14 @@ export function libraryWrites({ ctx, guard, recorder, events, settleDiverged }: 
      * record, then the role's folder removed.
      */
     async deleteRole(name, opts = {}) {
-      checkRoleName(name);
-      if (ctx.shipped.roles.has(name)) throw new DeskError('not_custom', `${name} is a built-in role; reset it instead`);
-      const fs = guard.writable();
-      await guard.queue.run(`role:${name}`, async () => {
-        const before = await standingRole(fs, name);
-        rolePreconditions(name, opts, before);
-        if (!before) throw new DeskError('not_found', `no role ${name}`);
-        await settle(ctx, name, () => writeRoleReset(fs, name), () => recoverRole(fs, name), () => roleEntry(ctx, name) === null);
-        landedRole(name, 'delete', before, opts);
+      const write = roleWrite(name, 'delete', () => opts, {
+        refuse: () => {
+          if (ctx.shipped.roles.has(name)) throw new DeskError('not_custom', `${name} is a built-in role; reset it instead`);
+        },
+        state: notFound(roleUnit(name)),
+        files: (fs) => steps(() => writeRoleReset(fs, name), () => reads.role(name) === null),
       });
+      await door.run(write);
     },
   };
 }

@@ -5,28 +5,30 @@ import { readNoFollowSync, safeDirSync } from '../disk/fs-safe.js';
 import { rolePaths, templatePaths } from '../layout.js';
 import { pointLook } from '../look.js';
 import { parseMarker, sha256Hex } from '../disk/markers.js';
-import { recoverRole, recoverTemplate } from '../disk/recovery.js';
+import type { Door, DoorSwitches, Write } from '../door.js';
 import { writeRoleReset, writeRoleSave } from '../roles/files.js';
 import { validateKitText, validateRoleMd } from '../roles/validate.js';
 import { writeTemplateDelete, writeTemplateReset, writeTemplateSave } from '../templates/files.js';
 import type { Recorder } from './recorder.js';
 import type { RoleSide, SyncFiles, SyncRound } from './sync-contract.js';
 import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
+import { type FolderKind, folderOf, roleUnit, templateUnit, type Unit, unitOfFolder } from '../unit.js';
 
 /**
  * The library's side of a sync (docs/history.md, Sync): this desk's files of
  * one name read, the sync's decision taken, and its files written — all inside
- * the name's queue slot, through the same atomic writes and intents as a save,
- * so a save and a sync never interleave on one name. What a step wrote is
- * added to the round's one commit (recorder.ts) before the slot passes on.
+ * the name's slot, through the one door (door.ts) and the same atomic writes
+ * and intents as a save, so a save and a sync never interleave on one name.
+ * What a round's step wrote is added to the round's one commit (recorder.ts)
+ * before the slot passes on.
  * Built by openLibrary and reached as `library.syncFiles`; history/sync.ts
  * drives it.
  */
 
 class OddFile extends Error {}
 
-export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Recorder): SyncFiles & { resolved(kind: 'templates' | 'roles', name: string): void } {
-  const listeners = new Set<(kind: 'templates' | 'roles', name: string) => void>();
+export function syncFiles(ctx: LibraryContext, guard: WriteGuard, door: Door, recorder: Recorder): SyncFiles & { resolved(u: Unit): void } {
+  const listeners = new Set<(kind: FolderKind, name: string) => void>();
   const plainListeners = new Set<(paths: string[]) => Promise<void>>();
   const roundListeners = new Set<(running: boolean) => void>();
   const told = (running: boolean) => {
@@ -89,9 +91,9 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
   }
 
   /** The name's own files as they are on disk (path → bytes, null: none), read in its slot; an odd file reads as none. */
-  const ownNow = (kind: 'templates' | 'roles', name: string): Map<string, Blob> =>
+  const ownNow = (u: Unit): Map<string, Blob> =>
     new Map(
-      (kind === 'templates' ? templatePaths(name) : rolePaths(name)).map((p) => {
+      (u.kind === 'template' ? templatePaths(u.name) : rolePaths(u.name)).map((p) => {
         try {
           return [p, read(p)] as const;
         } catch {
@@ -100,59 +102,65 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
       }),
     );
 
+  /** The files a sync writes for a name: a template's or a role's side. */
+  const write = (u: Unit, files: TemplateSide | RoleSide): Promise<void> => (u.kind === 'template' ? writeTemplate(u.name, files as TemplateSide) : writeRole(u.name, files as RoleSide));
+
   /**
-   * A person's decision on a diverged name, in its slot: its files as they
-   * end up are committed as an ordinary change. Answers this desk's files as
-   * they were before, so a copy take theirs replaced is kept (history/own.ts).
+   * A person's decision on a diverged name (take theirs, keep mine), in its
+   * slot: its files as they end up are committed as an ordinary change, with
+   * the sync's message. Answers this desk's files as they were before, so a
+   * copy take theirs replaced is kept (history/own.ts). Its switches: no
+   * found-on-disk (the copy is the undecided one) and no settling of the
+   * mark (sync's state clears it, history/sync.ts), no event (sync publishes).
    */
-  async function decided(kind: 'templates' | 'roles', name: string, files: TemplateSide | RoleSide | null, message: string, who: string | null): Promise<Map<string, Blob>> {
-    const key = kind === 'templates' ? (`template:${name}` as const) : (`role:${name}` as const);
-    return guard.queue.run(key, async () => {
-      const fs = guard.writable();
-      if (kind === 'templates') await recoverTemplate(fs, name);
-      else await recoverRole(fs, name);
-      const before = ownNow(kind, name);
-      if (files) await (kind === 'templates' ? writeTemplate(name, files as TemplateSide) : writeRole(name, files as RoleSide));
-      recorder.record(key, message, who);
-      return before;
-    });
+  async function decided(kind: FolderKind, name: string, files: TemplateSide | RoleSide | null, message: string, who: string | null): Promise<Map<string, Blob>> {
+    const u = unitOfFolder(kind, name);
+    return door.run<Map<string, Blob>, Map<string, Blob>>(
+      {
+        unit: u,
+        standing: () => ownNow(u),
+        files: () => (files ? { run: () => write(u, files) } : null),
+        landed: (before) => ({ answer: before, subject: message, who }),
+      },
+      { found: false, settle: false, announce: false },
+    );
   }
 
   const round = (): SyncRound => {
     const record = recorder.round();
     told(true);
+    /**
+     * A round's per-name write, through the door. Its switches: found-on-disk
+     * only where the round asks (its base says this desk's copy is not in
+     * history), the files into the round's one merge commit, no settling of a
+     * diverged mark (the round sets them all at its end) and no event (the
+     * watcher looks once per round).
+     */
+    const step = <S, F extends TemplateSide | RoleSide>(u: Unit, now: () => S, decide: (now: S) => Outcome<F>, o: { found: boolean }): Promise<Outcome<F>> => {
+      let out: Outcome<F> = { kind: 'keep' };
+      const w: Write<S, Outcome<F>> = {
+        unit: u,
+        standing: now,
+        files: (_fs, before) => {
+          out = decide(before);
+          return out.kind === 'write' ? { run: () => write(u, (out as Extract<Outcome<F>, { kind: 'write' }>).files) } : null;
+        },
+        landed: () => ({ answer: out, subject: out.kind === 'write' ? '' : null, who: null }),
+      };
+      const sw: DoorSwitches = { found: o.found, settle: false, commit: (key) => record.step(key), announce: false };
+      return guarded(() => door.run(w, sw));
+    };
     return {
     template(name, decide, o) {
-      const fs = guard.writable();
+      guard.writable();
       // a name code registers read-only is never written, whatever the remote holds under it
       if (ctx.readOnly.has(name)) return Promise.resolve({ kind: 'keep' });
-      return guard.queue.run(`template:${name}`, () =>
-        guarded(async () => {
-          if (o.found) recorder.found(`template:${name}`);
-          await recoverTemplate(fs, name);
-          const [yamlPath, markerPath] = templatePaths(name);
-          const out = decide({ yaml: read(yamlPath), marker: read(markerPath) });
-          if (out.kind !== 'write') return out;
-          await writeTemplate(name, out.files);
-          record.step(`template:${name}`);
-          return out;
-        }),
-      );
+      const [yamlPath, markerPath] = templatePaths(name);
+      return step(templateUnit(name), () => ({ yaml: read(yamlPath), marker: read(markerPath) }), decide, o);
     },
     role(name, decide, o) {
-      const fs = guard.writable();
-      return guard.queue.run(`role:${name}`, () =>
-        guarded(async () => {
-          if (o.found) recorder.found(`role:${name}`);
-          await recoverRole(fs, name);
-          const [md, kit, marker] = rolePaths(name);
-          const out = decide({ role_md: read(md), kit: read(kit), marker: read(marker) });
-          if (out.kind !== 'write') return out;
-          await writeRole(name, out.files);
-          record.step(`role:${name}`);
-          return out;
-        }),
-      );
+      const [md, kit, marker] = rolePaths(name);
+      return step(roleUnit(name), () => ({ role_md: read(md), kit: read(kit), marker: read(marker) }), decide, o);
     },
     plain(path, decide) {
       return guarded(async () => {
@@ -209,13 +217,14 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, recorder: Reco
       if (paths.length) await Promise.all([...plainListeners].map((l) => l(paths).catch((e: unknown) => ctx.logger.error({ err: (e as Error).message }, 'a reader of synced files failed'))));
     },
     decided,
-    own: (kind, name) => guard.queue.run(kind === 'templates' ? `template:${name}` : `role:${name}`, async () => ownNow(kind, name)),
-    resolved(kind, name) {
+    own: (kind, name) => door.slot(unitOfFolder(kind, name), async () => ownNow(unitOfFolder(kind, name))),
+    resolved(u) {
+      const kind = folderOf(u.kind);
       const next = { templates: new Map(ctx.diverged.templates), roles: new Map(ctx.diverged.roles) };
-      next[kind].delete(name);
+      next[kind].delete(u.name);
       ctx.diverged = next;
-      ctx.entries.forget(name);
-      for (const l of [...listeners]) l(kind, name);
+      ctx.entries.forget(u.name);
+      for (const l of [...listeners]) l(kind, u.name);
     },
   };
 }

@@ -28,13 +28,20 @@ async function precheck(fs: FsContext, name: string): Promise<void> {
  * The shipped bytes a copy is saved against, content-addressed, for a later
  * three-way merge. Written only when absent: a file of the right size under
  * its hash is taken as kept (readKeptBase checks the hash when it is used,
- * and a damaged one of another size is written again here).
+ * and a damaged one of another size is written again here). `flush` false
+ * (an upgrade's batch): renamed into place but its folder not flushed; the
+ * answer is that folder, for the batch to flush once before any intent.
  */
-export async function keepBase(fs: FsContext, shipped: ShippedTemplate): Promise<void> {
+export async function keepBase(fs: FsContext, shipped: ShippedTemplate, flush = true): Promise<string | null> {
   const target = await safeTarget(fs, basePath(shipped.hash), true);
   const have = target ? await lstatOrNull(target.path) : null;
-  if (have?.isFile() && have.size === BigInt(shipped.bytes.length)) return;
-  await writeFileAtomic(fs, basePath(shipped.hash), shipped.bytes, 'base');
+  if (have?.isFile() && have.size === BigInt(shipped.bytes.length)) return null;
+  if (flush || !target) {
+    await writeFileAtomic(fs, basePath(shipped.hash), shipped.bytes, 'base');
+    return null;
+  }
+  await renameTemp(fs, await writeTemp(fs, target.dir, `${shipped.hash}.yaml`, shipped.bytes, 'base'), target.path, 'base');
+  return target.dir;
 }
 
 export async function readKeptBase(fs: FsContext, hash: string): Promise<string | null> {
@@ -84,50 +91,134 @@ async function allOrFail<T extends unknown[]>(steps: { [K in keyof T]: Promise<T
  * 4. the intent removed. Its removal is not flushed: an intent that comes
  *    back after a crash finds its copy landed and rolls the same marker
  *    forward, or finds the copy changed since and leaves it be.
+ *
+ * Steps 0 and 1 are `prepareSave`, 2 to 4 `landSaves`: a save is a batch of
+ * one, and an upgrade's batch (upgrade/apply.ts) prepares each copy in its
+ * slot and lands them all together, so a hundred copies cost a few folder
+ * flushes where a hundred saves cost two hundred.
  */
-export async function writeTemplateSave(fs: FsContext, name: string, source: string, shipped: ShippedTemplate | null, given?: Marker & { copy: string }): Promise<Marker | null> {
+export async function writeTemplateSave(fs: FsContext, name: string, source: string, shipped: ShippedTemplate | null, given?: Marker & { copy: string }): Promise<void> {
   const bytes = Buffer.from(source, 'utf8');
   if (!shipped) {
     await writeFileAtomic(fs, copyPath(name), bytes, 'copy');
-    return null;
+    return;
   }
+  // the base first and flushed, before the intent can name it: a save of the bytes already on
+  // disk finds its copy "landed" at once, and recovery rolls its marker forward
+  // even when a crash came before anything was renamed (usually one lstat)
+  const failed = await landSaves(fs, [prepareSave(fs, name, source, shipped, { given, baseFlushed: true })]);
+  if (failed.has(name)) throw failed.get(name);
+}
+
+/** A save's temp files, ready to land. */
+interface Temps {
+  dir: string;
+  copy: string;
+  marker: string;
+  /** the kept bases' folder, when this copy wrote its base and left the folder to the landing's flush */
+  baseDir: string | null;
+}
+
+export interface Prepared {
+  name: string;
+  /** settles once the copy's files are flushed under temp names: the temps, or why not */
+  ready: Promise<Temps | { failed: unknown }>;
+}
+
+interface PrepareOptions {
+  /** a sync writes the marker that came with the file (history/sync-files.ts); its copy line must be the bytes' hash */
+  given?: Marker & { copy: string } | undefined;
+  /** the base flushed before the intent is written (a lone save); else the landing flushes its folder once (a batch) */
+  baseFlushed: boolean;
+}
+
+async function prepareFiles(fs: FsContext, name: string, source: string, shipped: ShippedTemplate, o: PrepareOptions): Promise<Temps> {
   await precheck(fs, name);
   const dir = (await safeDir(fs, [TEMPLATES], true))!;
-  // a sync writes the marker that came with the file (history/sync-files.ts); its copy line must be the bytes' hash
-  const marker = given ?? { shipped: shipped.hash, copy: sha256Hex(bytes) };
+  const bytes = Buffer.from(source, 'utf8');
+  const marker = o.given ?? { shipped: shipped.hash, copy: sha256Hex(bytes) };
   const was = standing(dir, name);
-  const intentFile = join(dir, templateIntentFile(name));
+  const baseDir = await keepBase(fs, shipped, o.baseFlushed);
   const discard = async (temps: unknown[]) => {
     for (const t of temps) if (typeof t === 'string') await discardTemp(fs, t, 'save');
   };
-  // the base first, before the intent can name it: a save of the bytes already on
-  // disk finds its copy "landed" at once, and recovery rolls its marker forward
-  // even when a crash came before anything was renamed (usually one lstat)
-  await keepBase(fs, shipped);
-  const [, copyTmp, markerTmp] = await allOrFail<[unknown, string, string]>(
+  const [, copy, markerTmp] = await allOrFail<[unknown, string, string]>(
     [
-      writeInPlace(fs, intentFile, formatTemplateIntent({ op: 'save', marker, was }), 'intent'),
+      writeInPlace(fs, join(dir, templateIntentFile(name)), formatTemplateIntent({ op: 'save', marker, was }), 'intent'),
       writeTemp(fs, dir, `${name}.yaml`, bytes, 'copy'),
       writeTemp(fs, dir, `.${name}.shipped`, formatMarker(marker), 'marker'),
     ],
     discard,
   );
-  try {
-    await flushDir(fs, dir, 'intent:fsync-dir');
-  } catch (e) {
-    await discard([copyTmp, markerTmp]);
-    throw e;
+  return { dir, copy, marker: markerTmp, baseDir };
+}
+
+/** Starts a copy's first half (steps 0 and 1); the caller may go on to the next name and land them all. */
+export function prepareSave(fs: FsContext, name: string, source: string, shipped: ShippedTemplate, o: PrepareOptions = { baseFlushed: false }): Prepared {
+  return { name, ready: prepareFiles(fs, name, source, shipped, o).catch((e: unknown) => ({ failed: e })) };
+}
+
+/**
+ * The second half (steps 2 to 4) for every prepared copy: the names whose
+ * steps failed, with why; their intents are the caller's to resolve
+ * (door.ts settle). Each copy stays all-or-nothing: whatever a crash keeps
+ * of its renames, its intent says which marker is true.
+ */
+export async function landSaves(fs: FsContext, batch: readonly Prepared[]): Promise<Map<string, unknown>> {
+  const failed = new Map<string, unknown>();
+  const ok: [string, Temps][] = [];
+  for (const p of batch) {
+    const r = await p.ready;
+    if ('failed' in r) failed.set(p.name, r.failed);
+    else ok.push([p.name, r]);
   }
+  const discard = async (list: [string, Temps][], why: unknown, which: 'both' | 'marker' = 'both') => {
+    for (const [name, t] of list) {
+      if (which === 'both') await discardTemp(fs, t.copy, 'save');
+      await discardTemp(fs, t.marker, 'save');
+      failed.set(name, why);
+    }
+  };
   try {
-    await renameTemp(fs, copyTmp, join(dir, `${name}.yaml`), 'copy');
+    for (const d of new Set(ok.map(([, t]) => t.baseDir).filter((d) => d !== null))) await flushDir(fs, d, 'base:fsync-dir');
+    for (const d of new Set(ok.map(([, t]) => t.dir))) await flushDir(fs, d, 'intent:fsync-dir');
   } catch (e) {
-    await discard([markerTmp]);
-    throw e;
+    await discard(ok, e);
+    return failed;
   }
-  await renameTemp(fs, markerTmp, join(dir, `.${name}.shipped`), 'marker');
-  await flushDir(fs, dir, 'renames:fsync-dir');
-  await removeIntent(fs, intentFile);
-  return marker;
+  const renamed: [string, Temps][] = [];
+  // each copy's two renames in order (the copy is the commit point), the copies side by side
+  const renameOne = async (entry: [string, Temps]) => {
+    const [name, t] = entry;
+    try {
+      await renameTemp(fs, t.copy, join(t.dir, `${name}.yaml`), 'copy');
+    } catch (e) {
+      await discard([entry], e, 'marker');
+      return;
+    }
+    try {
+      await renameTemp(fs, t.marker, join(t.dir, `.${name}.shipped`), 'marker');
+      renamed.push(entry);
+    } catch (e) {
+      failed.set(name, e);
+    }
+  };
+  await Promise.all(ok.map(renameOne));
+  try {
+    for (const d of new Set(renamed.map(([, t]) => t.dir))) await flushDir(fs, d, 'renames:fsync-dir');
+  } catch (e) {
+    for (const [name] of renamed) failed.set(name, e);
+    return failed;
+  }
+  const removeOne = async ([name, t]: [string, Temps]) => {
+    try {
+      await removeIntent(fs, join(t.dir, templateIntentFile(name)));
+    } catch (e) {
+      failed.set(name, e);
+    }
+  };
+  await Promise.all(renamed.map(removeOne));
+  return failed;
 }
 
 async function removeIntent(fs: FsContext, path: string): Promise<void> {

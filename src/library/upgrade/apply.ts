@@ -4,14 +4,16 @@
  * a save's guarantees, and the whole upgrade one history entry and one
  * event.
  *
- * Each name goes through the write pipeline's slot (writes.ts, "One write"):
- * a change made on disk without the service is committed first, a left
- * intent finished, the name planned again on what loads now, If-Match
- * checked, the files written (templates/files.ts, roles/files.ts: intent,
- * atomic files, marker — a kill -9 leaves each copy upgraded or as it was).
- * A clean template's files are batched (batch.ts): prepared in its slot,
- * landed with the others once every slot is held, so the folder is flushed
- * a few times for the whole upgrade rather than twice per copy.
+ * Each name goes through the one door (door.ts) with its slot held: a
+ * change made on disk without the service is committed first, a left intent
+ * finished, the name planned again on what loads now, If-Match checked, the
+ * files written (templates/files.ts, roles/files.ts: intent, atomic files,
+ * marker — a kill -9 leaves each copy upgraded or as it was). Its switches:
+ * no commit, log line or event of its own — the upgrade makes one of each.
+ * A clean template's files are a save's split in two (templates/files.ts
+ * prepareSave, landSaves): prepared in its slot, landed with the others once
+ * every slot is held, so the folder is flushed a few times for the whole
+ * upgrade rather than twice per copy.
  * The slots are taken one inside the other in name order and held until the
  * one commit is queued, so no other write of these names can come between a
  * copy's files and the commit that holds them (it would find them "on
@@ -22,24 +24,23 @@
  */
 import { DeskError, isDeskError } from '../../errors.js';
 import type { LibraryContext, WriteGuard } from '../context.js';
-import { type FsContext, lstatSyncOrNull, safeDirSync } from '../disk/fs-safe.js';
-import { templateIntentFile } from '../disk/intents.js';
+import type { FsContext } from '../disk/fs-safe.js';
 import { ifMatchPasses } from '../disk/markers.js';
-import { recoverRole, recoverTemplate } from '../disk/recovery.js';
+import type { Door, DoorSwitches, FileSteps, Write } from '../door.js';
 import type { EventBus } from '../events/bus.js';
 import type { Recorder } from '../history/recorder.js';
-import { checkRoleName, checkTemplateName, keptBase, keptRoleBase, rel, rolePaths, TEMPLATES, templatePaths } from '../layout.js';
+import { checkRoleName, checkTemplateName, keptBase, keptRoleBase, rel, rolePaths, templatePaths } from '../layout.js';
 import { readRoleCopy } from '../roles/copy.js';
 import { roleEntry } from '../roles/entries.js';
 import { writeRoleReset, writeRoleSave } from '../roles/files.js';
-import { writeTemplateReset } from '../templates/files.js';
+import { landSaves, type Prepared, prepareSave, writeTemplateReset } from '../templates/files.js';
 import { readFacts } from '../templates/read.js';
 import type { UpgradeRequestBody, UpgradeResultAnswer } from '../../schema/upgrade.js';
-import { landSaves, type Prepared, prepareSave } from './batch.js';
+import { folderOf, type Unit, type UnitKind, unitKey } from '../unit.js';
 import { clearUpgrade, markerShipped, newBase, saveUpgrade, type UpgradeJournal } from './journal.js';
 import { AUTOMATIC, type PlannedTemplate, planRole, planTemplate, planUpgrade, type UpgradeOutcome } from './plan.js';
 
-export type UpgradeKind = 'template' | 'role';
+export type UpgradeKind = UnitKind;
 /** Which copies to upgrade: none listed (`{}`) means every `reset` and `clean` copy of the plan. */
 export type UpgradeRequest = UpgradeRequestBody;
 export type UpgradeResult = UpgradeResultAnswer;
@@ -49,12 +50,14 @@ type UpgradeSkipped = UpgradeResult['skipped'][number];
 
 export interface UpgradeDeps {
   ctx: LibraryContext;
+  /** the upgrade's own slot (one at a time) and the root */
   guard: WriteGuard;
+  door: Door;
   recorder: Recorder;
   events: EventBus;
 }
 
-interface Target {
+interface Target extends Unit {
   kind: UpgradeKind;
   name: string;
   ifMatch?: string;
@@ -89,11 +92,11 @@ async function targetsOf(deps: UpgradeDeps, request: UpgradeRequest, skipped: Up
   const seen = new Map<string, Target>();
   for (const t of request.templates ?? []) {
     checkTemplateName(t.name);
-    seen.set(`template:${t.name}`, { kind: 'template', name: t.name, ...(t.if_match !== undefined ? { ifMatch: t.if_match } : {}) });
+    seen.set(unitKey({ kind: 'template', name: t.name }), { kind: 'template', name: t.name, ...(t.if_match !== undefined ? { ifMatch: t.if_match } : {}) });
   }
   for (const r of request.roles ?? []) {
     checkRoleName(r.name);
-    seen.set(`role:${r.name}`, { kind: 'role', name: r.name, ...(r.if_match !== undefined ? { ifMatch: r.if_match } : {}) });
+    seen.set(unitKey({ kind: 'role', name: r.name }), { kind: 'role', name: r.name, ...(r.if_match !== undefined ? { ifMatch: r.if_match } : {}) });
   }
   const order = (t: Target) => `${t.kind === 'template' ? 0 : 1}:${t.name}`;
   return [...seen.values()].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
@@ -103,33 +106,26 @@ async function targetsOf(deps: UpgradeDeps, request: UpgradeRequest, skipped: Up
 function notBehind(ctx: LibraryContext, t: Target): UpgradeSkipped {
   const base = { name: t.name, kind: t.kind, outcome: null };
   if (t.kind === 'template' && ctx.readOnly.has(t.name)) return { ...base, code: 'read_only', reason: `${t.name} is registered read-only` };
-  if (ctx.diverged[t.kind === 'template' ? 'templates' : 'roles'].has(t.name)) return { ...base, code: 'state_conflict', reason: `${t.name} is diverged: settle the sync first` };
+  if (ctx.diverged[folderOf(t.kind)].has(t.name)) return { ...base, code: 'state_conflict', reason: `${t.name} is diverged: settle the sync first` };
   return { ...base, code: 'state_conflict', reason: `${t.name} is not behind the shipped version` };
 }
 
-/**
- * Runs a copy's file steps; if one fails, the name's intent is resolved and
- * what is on disk decides, as a save's (writes.ts settle).
- */
-async function settle(steps: () => Promise<unknown>, recover: () => Promise<unknown>, landed: () => boolean): Promise<void> {
-  try {
-    await steps();
-  } catch (e) {
-    await recover().catch(() => {});
-    if (landed()) return;
-    throw e;
+type Done = { applied: UpgradeApplied; paths: string[] };
+/** A clean template whose files are prepared: applied or skipped once the batch lands. */
+type Pending = { prepared: Prepared; paths: string[] };
+
+/** A name the upgrade leaves as it is, thrown from its preconditions (step 6). */
+class Skip extends Error {
+  constructor(readonly skipped: UpgradeSkipped) {
+    super(skipped.reason);
   }
 }
 
-/** Whether a template's intent is on disk (recovery.ts looks again). */
-function intentLeft(fs: FsContext, name: string): boolean {
-  const dir = safeDirSync(fs, [TEMPLATES])?.dir;
-  return dir !== undefined && lstatSyncOrNull(`${dir}/${templateIntentFile(name)}`) !== null;
-}
-
-type Done = { applied: UpgradeApplied; paths: string[] };
-/** A clean template whose files are prepared (batch.ts): applied or skipped once the batch lands. */
-type Pending = { prepared: Prepared; paths: string[] };
+/**
+ * The door's switches for an upgrade's step: its slot is held already, and
+ * the upgrade makes one commit, one log line and one event for all its names.
+ */
+const STEP: DoorSwitches = { slot: 'held', commit: 'later', announce: false };
 
 /** The answer for a template whose files are written. */
 function appliedTemplate(ctx: LibraryContext, name: string, paths: string[]): Done {
@@ -138,50 +134,77 @@ function appliedTemplate(ctx: LibraryContext, name: string, paths: string[]): Do
   return { applied: { name, kind: 'template', state: after.facts.state, etag: after.facts.etag }, paths };
 }
 
+/** File steps settled by what loads afterwards (door.ts, step 7). */
+const steps = (run: () => Promise<unknown>, landed: () => boolean): FileSteps => ({ run, landed });
+
+/** One template, inside its held slot: applied, its files prepared for the batch, or skipped. */
+function templateStep(deps: UpgradeDeps, t: Target): Write<Awaited<ReturnType<typeof planTemplate>>, Done | Pending> {
+  const { ctx } = deps;
+  const shipped = () => ctx.shipped.templates.get(t.name)!;
+  let prepared: Prepared | null = null;
+  return {
+    unit: t,
+    standing: () => planTemplate(ctx, t.name, undefined, t.planned),
+    preconditions: (p) => refusal(ctx, t, p, `${t.name} changed since it was read`),
+    files: (fs, p) =>
+      p!.outcome === 'reset'
+        ? steps(() => writeTemplateReset(fs, t.name), () => readFacts(ctx, t.name)?.facts.state === 'shipped')
+        : // its flushes run on while the next names are planned; the batch lands once every slot is held
+          {
+            run: async () => {
+              prepared = prepareSave(fs, t.name, p!.merged!, shipped());
+            },
+          },
+    landed: () => {
+      const paths = [...templatePaths(t.name)];
+      return { subject: null, who: null, answer: prepared ? { prepared, paths: [...paths, rel(keptBase(shipped().hash))] } : appliedTemplate(ctx, t.name, paths) };
+    },
+  };
+}
+
+/** One role, inside its held slot. */
+function roleStep(deps: UpgradeDeps, t: Target): Write<Awaited<ReturnType<typeof planRole>>, Done> {
+  const { ctx } = deps;
+  const builtin = () => ctx.shipped.roles.get(t.name)!;
+  return {
+    unit: t,
+    standing: () => planRole(ctx, t.name),
+    preconditions: (p) => refusal(ctx, t, p, `role ${t.name} changed since it was read`),
+    files: (fs, p) => {
+      if (p!.outcome === 'reset') return steps(() => writeRoleReset(fs, t.name), () => readRoleCopy(ctx, t.name).kind === 'missing');
+      const m = p!.merged!;
+      const landed = () => {
+        const c = readRoleCopy(ctx, t.name);
+        return c.kind === 'folder' && c.roleMd.kind === 'file' && c.roleMd.text === m.role_md;
+      };
+      return steps(() => writeRoleSave(fs, t.name, { op: 'save', role_md: m.role_md, kit: m.kit, marker: m.marker }, builtin()), landed);
+    },
+    landed: (p) => {
+      const after = roleEntry(ctx, t.name);
+      if (!after) throw new DeskError('internal', `role ${t.name} is missing after its upgrade`);
+      // a merge stands on the built-in's kept base, written with it: in the upgrade's commit, as a template's is
+      const base = p!.outcome === 'reset' ? [] : [rel(keptRoleBase(builtin().revision))];
+      return { subject: null, who: null, answer: { applied: { name: t.name, kind: 'role', state: after.state, etag: after.etag }, paths: [...rolePaths(t.name), ...base] } };
+    },
+  };
+}
+
+/** Step 6 of an upgrade's step: a name not behind, changed since it was read, or needing a person is skipped. */
+function refusal(ctx: LibraryContext, t: Target, p: { outcome: UpgradeOutcome; etag: string | null } | null, changed: string): void {
+  if (!p) throw new Skip(notBehind(ctx, t));
+  const skip = (code: string | undefined, reason: string) => new Skip({ name: t.name, kind: t.kind, outcome: p.outcome, ...(code ? { code } : {}), reason });
+  if (!ifMatchPasses(t.ifMatch, p.etag)) throw skip('precondition_failed', changed);
+  if (!AUTOMATIC.has(p.outcome)) throw skip(undefined, NEEDS_A_PERSON[p.outcome as keyof typeof NEEDS_A_PERSON]);
+}
+
 /** One name, inside its slot: the root-relative paths it wrote, a clean template's prepared files, or a skip. */
-async function upgradeOne(deps: UpgradeDeps, fs: FsContext, t: Target): Promise<Done | Pending | UpgradeSkipped> {
-  const { ctx, recorder } = deps;
-  const skip = (outcome: UpgradeOutcome | null, code: string | undefined, reason: string): UpgradeSkipped => ({ name: t.name, kind: t.kind, outcome, ...(code ? { code } : {}), reason });
-  if (t.kind === 'template') {
-    // standing (writes.ts): what changed on disk without the service is committed on its own, a left intent finished
-    if (!ctx.diverged.templates.has(t.name)) recorder.found(`template:${t.name}`);
-    // looked for synchronously: an async look would queue behind the batch's flushes (batch.ts)
-    if (intentLeft(fs, t.name)) await recoverTemplate(fs, t.name);
-    const p = await planTemplate(ctx, t.name, undefined, t.planned);
-    if (!p) return notBehind(ctx, t);
-    if (!ifMatchPasses(t.ifMatch, p.etag)) return skip(p.outcome, 'precondition_failed', `${t.name} changed since it was read`);
-    if (!AUTOMATIC.has(p.outcome)) return skip(p.outcome, undefined, NEEDS_A_PERSON[p.outcome as keyof typeof NEEDS_A_PERSON]);
-    const shipped = ctx.shipped.templates.get(t.name)!;
-    const paths: string[] = [...templatePaths(t.name)];
-    if (p.outcome === 'reset') {
-      await settle(() => writeTemplateReset(fs, t.name), () => recoverTemplate(fs, t.name), () => readFacts(ctx, t.name)?.facts.state === 'shipped');
-      return appliedTemplate(ctx, t.name, paths);
-    }
-    // its flushes run on while the next names are planned; the batch lands once every slot is held
-    return { prepared: prepareSave(fs, t.name, p.merged!, shipped), paths: [...paths, rel(keptBase(shipped.hash))] };
+async function upgradeOne(deps: UpgradeDeps, t: Target): Promise<Done | Pending | UpgradeSkipped> {
+  try {
+    return t.kind === 'template' ? await deps.door.run(templateStep(deps, t), STEP) : await deps.door.run(roleStep(deps, t), STEP);
+  } catch (e) {
+    if (e instanceof Skip) return e.skipped;
+    throw e;
   }
-  if (!ctx.diverged.roles.has(t.name)) recorder.found(`role:${t.name}`);
-  await recoverRole(fs, t.name);
-  const p = await planRole(ctx, t.name);
-  if (!p) return notBehind(ctx, t);
-  if (!ifMatchPasses(t.ifMatch, p.etag)) return skip(p.outcome, 'precondition_failed', `role ${t.name} changed since it was read`);
-  if (!AUTOMATIC.has(p.outcome)) return skip(p.outcome, undefined, NEEDS_A_PERSON[p.outcome as keyof typeof NEEDS_A_PERSON]);
-  const builtin = ctx.shipped.roles.get(t.name)!;
-  if (p.outcome === 'reset') {
-    await settle(() => writeRoleReset(fs, t.name), () => recoverRole(fs, t.name), () => readRoleCopy(ctx, t.name).kind === 'missing');
-  } else {
-    const m = p.merged!;
-    const landed = () => {
-      const c = readRoleCopy(ctx, t.name);
-      return c.kind === 'folder' && c.roleMd.kind === 'file' && c.roleMd.text === m.role_md;
-    };
-    await settle(() => writeRoleSave(fs, t.name, { op: 'save', role_md: m.role_md, kit: m.kit, marker: m.marker }, builtin), () => recoverRole(fs, t.name), landed);
-  }
-  const after = roleEntry(ctx, t.name);
-  if (!after) throw new DeskError('internal', `role ${t.name} is missing after its upgrade`);
-  // a merge stands on the built-in's kept base, written with it: in the upgrade's commit, as a template's is
-  const base = p.outcome === 'reset' ? [] : [rel(keptRoleBase(builtin.revision))];
-  return { applied: { name: t.name, kind: 'role', state: after.state, etag: after.etag }, paths: [...rolePaths(t.name), ...base] };
 }
 
 /** One copy that cannot be written is skipped with its code; the others go on. */
@@ -208,7 +231,7 @@ export async function applyUpgrade(deps: UpgradeDeps, request: UpgradeRequest, w
 }
 
 async function applyOne(deps: UpgradeDeps, fs: FsContext, request: UpgradeRequest, who: string | null): Promise<UpgradeResult> {
-  const { ctx, guard, recorder, events } = deps;
+  const { ctx, door, recorder, events } = deps;
   const skipped: UpgradeSkipped[] = [];
   const targets = await targetsOf(deps, request, skipped);
   /** each target's result, in target order */
@@ -227,7 +250,7 @@ async function applyOne(deps: UpgradeDeps, fs: FsContext, request: UpgradeReques
         const why = failed.get(t.name);
         if (failed.has(t.name)) {
           const shipped = ctx.shipped.templates.get(t.name)!;
-          await settle(() => Promise.reject(why), () => recoverTemplate(fs, t.name), () => readFacts(ctx, t.name)?.marker?.shipped === shipped.hash);
+          await door.settle(fs, t, steps(() => Promise.reject(why), () => readFacts(ctx, t.name)?.marker?.shipped === shipped.hash));
         }
         results[i] = appliedTemplate(ctx, t.name, r.paths);
       } catch (e) {
@@ -245,7 +268,7 @@ async function applyOne(deps: UpgradeDeps, fs: FsContext, request: UpgradeReques
         recorder.recordPaths([...new Set(done.flatMap((r) => r.paths))], upgradeSubject(done.length), who);
         const nSkipped = skipped.length + results.filter((r) => r !== undefined && !('applied' in r)).length;
         ctx.logger.info({ op: 'upgraded', applied: done.length, skipped: nSkipped, who }, 'library upgraded');
-        const names = done.map((a) => `${a.applied.kind}:${a.applied.name}`);
+        const names = done.map((a) => unitKey(a.applied));
         events.publish('library.upgraded', { applied: done.length, skipped: nSkipped, names: names.slice(0, 100), ...(who ? { who } : {}) });
       }
       // the commit is queued (and kept across a crash): the journal has done its part
@@ -253,9 +276,9 @@ async function applyOne(deps: UpgradeDeps, fs: FsContext, request: UpgradeReques
       return;
     }
     const t = targets[i]!;
-    await guard.queue.run(`${t.kind}:${t.name}`, async () => {
+    await door.slot(t, async () => {
       try {
-        results[i] = await upgradeOne(deps, fs, t);
+        results[i] = await upgradeOne(deps, t);
       } catch (e) {
         results[i] = failedSkip(ctx, t, e);
       }
