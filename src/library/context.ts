@@ -1,5 +1,6 @@
 import type { Catalogue } from '../template/model.js';
 import type { AnswerMemo } from './templates/answer-memo.js';
+import type { KitTools } from './catalogue.js';
 import type { EntryCache } from './templates/entry-cache.js';
 import type { FsContext } from './disk/fs-safe.js';
 import type { KeyedQueue } from './queue.js';
@@ -25,6 +26,8 @@ export interface LibraryContext {
   /** the list's facts per operator template, keyed on its files' stats */
   entries: EntryCache;
   memo: ValidationMemo;
+  /** each kit.json Buffer's tools, read once (catalogue.ts) */
+  kits: KitTools;
   /** the last single-template answers with their card (answer-memo.ts) */
   answers: AnswerMemo;
   /**

@@ -105,7 +105,7 @@ function operatorKits(ctx: LibraryContext, roleEntries: Iterable<Dirent>): Map<s
     // no copy after all: the built-in kit stands
     if (kit !== undefined) operator.push([name, kit]);
   }
-  return kitsOf(shipped, operator);
+  return kitsOf(shipped, operator, ctx.kits);
 }
 
 /** One operator role copy's kit as operatorKits reads it; undefined when the folder holds no copy after all. */
@@ -160,7 +160,7 @@ export function pointCatalogue(ctx: LibraryContext): Catalogue {
     () => full().templates,
   );
   const roles = askedSet((name) => ctx.shipped.roles.has(name) || roleFolder(name), () => full().roles);
-  const kits = { get: (role: string) => kitOf(ctx.shipped.roles.get(role)?.kit, roleFolder(role) ? operatorKit(ctx, role) : undefined) };
+  const kits = { get: (role: string) => kitOf(ctx.shipped.roles.get(role)?.kit, roleFolder(role) ? operatorKit(ctx, role) : undefined, ctx.kits) };
   return { templates, roles, kits };
 }
 

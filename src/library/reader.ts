@@ -7,6 +7,7 @@ import { look } from './look.js';
 import { listRoleEntries, roleEntry } from './roles/entries.js';
 import { loadShipped, type Shipped } from './shipped.js';
 import { AnswerMemo } from './templates/answer-memo.js';
+import { KitTools } from './catalogue.js';
 import { EntryCache } from './templates/entry-cache.js';
 import { getTemplate, listTemplates } from './templates/read.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
@@ -76,6 +77,7 @@ export function libraryContext(parts: {
     now: parts.now,
     entries: new EntryCache(),
     memo: new ValidationMemo(parts.validate ?? validateTemplate),
+    kits: new KitTools(),
     answers: new AnswerMemo(),
     last: null,
     logger: parts.logger,

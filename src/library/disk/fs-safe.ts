@@ -87,7 +87,7 @@ export async function fault(ctx: FsContext, step: string): Promise<void> {
 }
 
 /** errno codes meaning "this folder cannot take the write" rather than a bug (answered 507, docs/api.md). */
-const UNWRITABLE = new Set(['ENXIO', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE', 'EBUSY', 'ENOTDIR', 'EISDIR', 'EFBIG']);
+const UNWRITABLE: ReadonlySet<string> = new Set(['ENXIO', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE', 'EBUSY', 'ENOTDIR', 'EISDIR', 'EFBIG']);
 
 /** Turns an fs failure into DeskError('library_unwritable'); other errors pass through unchanged. */
 export function mapFsError(e: unknown): unknown {
@@ -100,7 +100,7 @@ export function mapFsError(e: unknown): unknown {
 }
 
 /** errno codes of a root that this process can never write: served read-only rather than refused. */
-const READ_ONLY_ROOT = new Set(['EROFS', 'EACCES', 'EPERM']);
+const READ_ONLY_ROOT: ReadonlySet<string> = new Set(['EROFS', 'EACCES', 'EPERM']);
 
 /** The errno when this process cannot write the root (a read-only mount, no permission), else null. */
 export async function rootUnwritable(root: string): Promise<string | null> {

@@ -226,15 +226,17 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
     },
   };
 
+  // this history's kept walks: what a head reaches never changes, so the pages after the first read none again (read.ts)
+  const kept = read.readCache();
   const history: History = {
     enabled: true,
     disabled: null,
     commit: (change) => recorder.recordPaths(change.paths, change.message, change.who ?? null),
     settle: () => queue.settle(),
-    log: (path, page) => read.log(git, path, page),
+    log: (path, page) => read.log(git, path, page, kept),
     show: (path, commit) => read.show(git, path, commit),
     showMany: (items) => read.showMany(git, items),
-    recent: (page) => read.recent(git, page),
+    recent: (page) => read.recent(git, page, kept),
     onCommit: (l) => queue.onCommit(l),
   };
   logger.info({ history: true }, 'history: every write is a git commit');

@@ -108,8 +108,13 @@ class Kept<T> {
   }
 }
 
-const walks = new Kept<Walk>(4);
-const named = new Kept<{ versions: Version[]; places: number[] }>(32);
+/** The kept walks and versions of one opened history (open.ts makes one and passes it to every read). */
+export interface ReadCache {
+  walks: Kept<Walk>;
+  named: Kept<{ versions: Version[]; places: number[] }>;
+}
+
+export const readCache = (): ReadCache => ({ walks: new Kept(4), named: new Kept(32) });
 
 const FULL = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
@@ -200,7 +205,7 @@ class Heap<T> {
   }
 }
 
-const walkOf = (git: Git, head: string, own: readonly string[] = []) => walks.get(`${git.gitDir}\0${head}\0${own.join(',')}`, () => walkFrom(git, head, own));
+const walkOf = (git: Git, kept: ReadCache, head: string, own: readonly string[] = []) => kept.walks.get(`${git.gitDir}\0${head}\0${own.join(',')}`, () => walkFrom(git, head, own));
 
 /**
  * Where a page starts. No `before`: HEAD now, from the top. A commit (the
@@ -209,7 +214,7 @@ const walkOf = (git: Git, head: string, own: readonly string[] = []) => walks.ge
  * longer reachable from HEAD) starts the walk from that commit instead,
  * after it: what is older than it, as `before` always answered.
  */
-async function positionOf(git: Git, before: string | undefined, own: readonly string[] = []): Promise<{ walk: Walk; from: number } | null> {
+async function positionOf(git: Git, kept: ReadCache, before: string | undefined, own: readonly string[] = []): Promise<{ walk: Walk; from: number } | null> {
   let headRev = 'HEAD';
   let afterRev: string | null = null;
   if (before !== undefined) {
@@ -221,14 +226,14 @@ async function positionOf(git: Git, before: string | undefined, own: readonly st
   // a full id needs no rev-parse: a walk from it reads it, and fails for what is not a commit
   const head = FULL.test(headRev) ? headRev : await resolve(git, headRev);
   if (!head) return null;
-  const walk = await walkOf(git, head, own);
+  const walk = await walkOf(git, kept, head, own);
   if (!walk) return null;
   if (afterRev === null) return { walk, from: 0 };
   const after = walk.index.has(afterRev) ? afterRev : await resolve(git, afterRev);
   if (!after) return null;
   const at = walk.index.get(after);
   if (at !== undefined) return { walk, from: at + 1 };
-  const alone = await walkOf(git, after);
+  const alone = await walkOf(git, kept, after);
   return alone ? { walk: alone, from: 1 } : null;
 }
 
@@ -267,21 +272,21 @@ async function versionsFrom(git: Git, walk: Walk, path: string, own: readonly st
   return { versions: placed.map((p) => p.v), places: placed.map((p) => p.at) };
 }
 
-export async function log(git: Git, path: string, page: Page): Promise<Version[]> {
+export async function log(git: Git, path: string, page: Page, kept: ReadCache): Promise<Version[]> {
   if (!validPath(path)) return [];
   const prefix = ownPrefixOf(path);
   const own = prefix ? (await ownCommits(git, prefix)).map((o) => o.commit) : [];
-  const pos = await positionOf(git, page.before, own);
+  const pos = await positionOf(git, kept, page.before, own);
   if (!pos) return [];
-  const all = await named.get(`${git.gitDir}\0${pos.walk.head}\0${own.join(',')}\0${path}`, () => versionsFrom(git, pos.walk, path, own));
+  const all = await kept.named.get(`${git.gitDir}\0${pos.walk.head}\0${own.join(',')}\0${path}`, () => versionsFrom(git, pos.walk, path, own));
   if (!all) return [];
   let i = 0;
   while (i < all.places.length && all.places[i]! < pos.from) i++;
   return all.versions.slice(i, i + limit(page));
 }
 
-export async function recent(git: Git, page: Page): Promise<RecentVersion[]> {
-  const pos = await positionOf(git, page.before);
+export async function recent(git: Git, page: Page, kept: ReadCache): Promise<RecentVersion[]> {
+  const pos = await positionOf(git, kept, page.before);
   if (!pos) return [];
   const ids = pos.walk.order.slice(pos.from, pos.from + limit(page));
   if (ids.length === 0) return [];

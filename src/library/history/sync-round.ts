@@ -261,7 +261,7 @@ async function changedOnRemote(git: Git, base: string | null, remote: string): P
 }
 
 /** Modes of a plain file in a git tree: the only entries the service takes at its paths. */
-const FILE_MODES = new Set(['100644', '100755']);
+const FILE_MODES: ReadonlySet<string> = new Set(['100644', '100755']);
 
 /** A folder the service writes its files into: a link or a submodule there would carry its writes elsewhere. */
 const isServiceFolder = (p: string): boolean => {
