@@ -30,6 +30,7 @@ export const PROOF_ONLY = [
   'test/upgrade-kill.test.ts',
   'test/sync-process.test.ts',
   'test/history-server.test.ts',
+  'test/git-filters-kill.test.ts',
   'test/library-recovery.test.ts',
 ];
 

@@ -4,67 +4,24 @@
  * clean and smudge filters, a textconv, a merge driver, an fsmonitor and
  * hooks runs none of them through a save, a reset, a restore, a start that
  * finds files on disk and resets the index, or a sync round — and what is
- * committed is what is on disk; so does the real server process killed with
- * SIGKILL right after a save and started again. And a remote head holding a link or a
+ * committed is what is on disk (the real server killed with SIGKILL right
+ * after a save and started again: test/git-filters-kill.test.ts, in
+ * `npm run test:proof`). And a remote head holding a link or a
  * submodule at a path of the service's, or a `..` or `.git` entry, is never
  * carried into HEAD or the work tree.
  */
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restoreVersion, templateVersions } from '../src/library/history/versions.js';
 import { gitAt } from '../src/library/history/git.js';
 import { LibrarySync } from '../src/library/history/sync.js';
 import type { Library } from '../src/library/types.js';
+import { armed, ENV, git, gitBytes, look } from './git-armed.js';
 import { fixture, tempDir, tpl } from './library-helpers.js';
-import { call, killHard, type ServerProcess, startServer } from './proof-helpers.js';
 
 const HOUR = 3_600_000;
-const ENV = () => ({ PATH: process.env.PATH ?? '', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' });
-
-/** git as an operator runs it: the repository's own config applies */
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: ENV() });
-/** git for the test's own reads of an armed root: plumbing that reads no file, with the fsmonitor and hooks turned off */
-const look = (cwd: string, ...args: string[]) => git(cwd, '-c', 'core.fsmonitor=false', '-c', `core.hooksPath=${join(cwd, 'no-such-hooks')}`, ...args);
-const gitBytes = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'core.fsmonitor=false', '-c', `core.hooksPath=${join(cwd, 'no-such-hooks')}`, ...args], { cwd, env: ENV() });
-
-const HOOKS = ['pre-commit', 'post-commit', 'post-checkout', 'post-merge', 'pre-push', 'pre-auto-gc', 'reference-transaction', 'post-index-change'];
-
-/** A script that leaves a file named `name` in `markers`, then passes its stdin through changed (a filter that ran would show in the bytes). */
-async function script(path: string, markers: string, name: string): Promise<void> {
-  await writeFile(path, `#!/bin/sh\n: > '${join(markers, name)}'\nprintf 'FILTERED '\ncat\nexit 0\n`);
-  await chmod(path, 0o755);
-}
-
-/** A repository at `root` whose config, `.gitattributes` and `.git/info/attributes` name programs for every file, each leaving a marker when run. */
-async function armed(root: string, base: string): Promise<string> {
-  const markers = join(base, 'markers');
-  const bin = join(base, 'bin');
-  const hooks = join(base, 'hooks');
-  await mkdir(markers);
-  await mkdir(bin);
-  await mkdir(hooks);
-  git(base, 'init', '-q', '-b', 'main', root);
-  for (const s of ['clean', 'smudge', 'process', 'textconv', 'merge', 'fsmonitor', 'sshcommand', 'askpass', 'credential']) await script(join(bin, s), markers, s);
-  for (const h of HOOKS) await script(join(hooks, h), markers, `hook-${h}`);
-  const set = (k: string, v: string) => git(root, 'config', k, v);
-  set('filter.evil.clean', join(bin, 'clean'));
-  set('filter.evil.smudge', join(bin, 'smudge'));
-  set('filter.evil.required', 'true');
-  set('diff.evil.textconv', join(bin, 'textconv'));
-  set('merge.evil.driver', `${join(bin, 'merge')} %O %A %B`);
-  set('core.fsmonitor', join(bin, 'fsmonitor'));
-  set('core.hooksPath', hooks);
-  set('core.sshCommand', join(bin, 'sshcommand'));
-  set('core.askPass', join(bin, 'askpass'));
-  set('credential.helper', `!${join(bin, 'credential')}`);
-  const attrs = '* filter=evil diff=evil merge=evil\n';
-  await writeFile(join(root, '.gitattributes'), attrs);
-  await writeFile(join(root, '.git', 'info', 'attributes'), attrs);
-  return markers;
-}
 
 /** Every tracked file HEAD holds under the service's folders, with its committed bytes. */
 function committed(root: string): Map<string, Buffer> {
@@ -91,12 +48,8 @@ const bareAt = (path: string) => execFileSync('git', ['init', '--bare', '-q', '-
 let libraries: Library[] = [];
 let syncs: LibrarySync[] = [];
 let dirs: string[] = [];
-let servers: ServerProcess[] = [];
 
 afterEach(async () => {
-  // killed before their folders go (test/children.ts kills them anyway once the file is over)
-  for (const s of servers) await killHard(s);
-  servers = [];
   for (const s of syncs) await s.stop();
   for (const l of libraries) await l.close().catch(() => {});
   for (const d of dirs) await rm(d, { recursive: true, force: true });
@@ -187,61 +140,6 @@ describe('attributes and config never change what git records', () => {
     await sameAsDisk(f.root);
 
     expect(await readdir(markers!)).toEqual([]);
-  });
-});
-
-/** `git status` by hand on an armed root, with its filter driver emptied (no command: git hashes the bytes), and no fsmonitor, hooks or index write. */
-const statusUnfiltered = (root: string, ...paths: string[]) =>
-  git(
-    root,
-    '--no-optional-locks',
-    ...['filter.evil.clean=', 'filter.evil.smudge=', 'filter.evil.process=', 'filter.evil.required=false', 'core.fsmonitor=false', `core.hooksPath=${join(root, 'no-such-hooks')}`].flatMap((kv) => ['-c', kv]),
-    'status',
-    '--porcelain',
-    '--',
-    ...paths,
-  );
-
-describe('the real server on an armed root', () => {
-  it('a save answered right before a SIGKILL is committed after the restart, and neither run runs a program of the root', async () => {
-    const base = await tempDir();
-    dirs.push(base);
-    const root = join(base, 'root');
-    // armed before the first start: the service takes an existing repository as it is
-    const markers = await armed(root, base);
-    const first = await startServer(root, base);
-    servers.push(first);
-    const got = await call(first.base, 'GET', '/templates/quick-fix');
-    expect(got.status).toBe(200);
-    const shipped = (got.body as { source: string }).source;
-    const text = shipped.replace(/^ {2}purpose: .*$/m, '  purpose: quick fix, saved right before a SIGKILL');
-    expect(text).not.toBe(shipped);
-    const put = await call(first.base, 'PUT', '/templates/quick-fix', { source: text }, { 'if-match': got.etag! });
-    expect(put.status).toBe(200);
-    // at once: the commit lands a moment after the answer (or is still queued, and the journal keeps it)
-    await killHard(first);
-
-    // the killed holder's lock is taken over: this start listens only once it holds it
-    const second = await startServer(root, base);
-    servers.push(second);
-    const saved = () => {
-      try {
-        return look(root, 'log', '--format=%s', 'HEAD', '--', 'templates/quick-fix.yaml').split('\n').some((s) => s.startsWith('save quick-fix'));
-      } catch {
-        return false; // no HEAD yet
-      }
-    };
-    const until = Date.now() + 20_000;
-    while (!saved() && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    expect(saved(), 'the save is in history').toBe(true);
-    expect(gitBytes(root, 'cat-file', 'blob', 'HEAD:templates/quick-fix.yaml').toString()).toBe(text);
-    // a stop runs the service's git too
-    second.child.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
-
-    // before any git by hand that could run one
-    expect(await readdir(markers)).toEqual([]);
-    expect(statusUnfiltered(root, 'templates', 'roles', 'proposals', '.gitignore')).toBe('');
   });
 });
 
