@@ -23,7 +23,8 @@ import { folderOf, type Unit, type UnitKey, unitKey } from './unit.js';
  *  4. an intent a crash left recovered
  *  5. what stands read
  *  6. the caller's preconditions (If-Match, create-only, state)
- *  7. the file steps (intent, files, markers, kept base, flushes), settled
+ *  7. the file steps (intent, files, markers, kept base, flushes); if one
+ *     fails, the intent resolved and what landed decides the answer
  *  8. a diverged mark settled: the operator chose
  *  9. the history job queued with the bytes just written
  * 10. the log line
@@ -59,8 +60,11 @@ export interface Write<S, A> {
   /** step 7: the file steps, or null when nothing needs writing */
   files(fs: FsContext, before: S): FileSteps | null;
   /** steps 9–12: what the write became, read once its files stand */
-  landed(before: S): Landed<A>;
+  after(before: S): After<A>;
 }
+
+/** File steps whose failure is decided by what landed (step 7). */
+export const fileSteps = (run: () => Promise<unknown>, landed: () => boolean): FileSteps => ({ run, landed });
 
 export interface FileSteps {
   run(): Promise<unknown>;
@@ -72,7 +76,8 @@ export interface FileSteps {
   landed?(): boolean | Promise<boolean>;
 }
 
-export interface Landed<A> {
+/** A write after its files: its answer and what history, the log and the events are told. */
+export interface After<A> {
   answer: A;
   /** step 9: the commit's subject; null when nothing was written and nothing is committed */
   subject: string | null;
@@ -124,8 +129,8 @@ export interface Door {
   run<S, A>(w: Write<S, A>, switches?: DoorSwitches): Promise<A>;
   /** The name's slot alone, for a read that must not interleave with a write (sync's `own`) or a caller that holds several (an upgrade). */
   slot<T>(u: Unit, task: () => Promise<T>): Promise<T>;
-  /** Step 7's settling, for files a caller landed after the slot's own steps (an upgrade's batch). */
-  settle(fs: FsContext, u: Unit, steps: FileSteps): Promise<void>;
+  /** Step 7's failure handling, for files a caller landed after the slot's own steps (an upgrade's batch). */
+  runFiles(fs: FsContext, u: Unit, steps: FileSteps): Promise<void>;
 }
 
 /** Step 0's name check: before any path is built from it. */
@@ -158,7 +163,7 @@ export function writeDoor(dc: DoorContext): Door {
    * commit point succeeded (the rest is finished here or at the next start),
    * one that did not changed nothing and reports the failure.
    */
-  async function settle(fs: FsContext, u: Unit, steps: FileSteps): Promise<void> {
+  async function runFiles(fs: FsContext, u: Unit, steps: FileSteps): Promise<void> {
     try {
       await steps.run();
     } catch (e) {
@@ -178,14 +183,14 @@ export function writeDoor(dc: DoorContext): Door {
   }
 
   /** Step 9: the job holds the bytes as they are now, read inside the slot; the answer never waits for git. */
-  function historyJob(u: Unit, l: Landed<unknown>, sw: DoorSwitches): void {
+  function historyJob(u: Unit, l: After<unknown>, sw: DoorSwitches): void {
     if (l.subject === null || sw.commit === 'later') return;
     if (typeof sw.commit === 'function') sw.commit(unitKey(u));
     else dc.recorder.record(unitKey(u), l.subject, l.who);
   }
 
   /** Steps 10 and 11. */
-  function announce(l: Landed<unknown>, sw: DoorSwitches): void {
+  function announce(l: After<unknown>, sw: DoorSwitches): void {
     if (sw.announce === false) return;
     if (l.log) dc.logger.info(l.log.obj, l.log.msg);
     if (l.event) dc.events.publish(l.event.type, l.event.data as never);
@@ -197,9 +202,9 @@ export function writeDoor(dc: DoorContext): Door {
     const before = await w.standing(fs);
     w.preconditions?.(before);
     const steps = w.files(fs, before);
-    if (steps) await settle(fs, w.unit, steps);
+    if (steps) await runFiles(fs, w.unit, steps);
     settleMark(w.unit, sw);
-    const l = w.landed(before);
+    const l = w.after(before);
     historyJob(w.unit, l, sw);
     announce(l, sw);
     return l.answer;
@@ -216,7 +221,7 @@ export function writeDoor(dc: DoorContext): Door {
       return sw.slot === 'held' ? inSlot(fs, w, sw) : slot(w.unit, () => inSlot(fs, w, sw));
     },
     slot,
-    settle,
+    runFiles,
   };
 }
 

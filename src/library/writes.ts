@@ -1,7 +1,7 @@
 import { DeskError } from '../errors.js';
 import type { LibraryContext } from './context.js';
 import { etagOf, formatMarker, ifMatchPasses, roleRevision, sha256Hex } from './disk/markers.js';
-import type { Door, FileSteps, Landed, Write } from './door.js';
+import { type After, type Door, fileSteps as steps, type Write } from './door.js';
 import { checkTemplateName } from './layout.js';
 import { pointLook } from './look.js';
 import { canonicalJson, canonicalRoleMd } from './roles/canonical.js';
@@ -20,7 +20,7 @@ import { type Unit, roleUnit, templateUnit } from './unit.js';
  * Every write of a template or a role through the service, one function
  * each. Each names its unit and gives the door (door.ts) what is its own:
  * the refusals, the body check, what stands, the preconditions, the file
- * steps (templates/files.ts, roles/files.ts) and what it landed as. The door
+ * steps (templates/files.ts, roles/files.ts) and what it became. The door
  * runs them in the one order (docs/history.md, "How a write becomes a commit").
  */
 
@@ -93,9 +93,6 @@ export function proposalSaveMessage(what: string, p: NonNullable<WriteOptions['p
 /** An event's `who`: the person a write names, absent when it names none (docs/api.md, Events), as on a change found on disk. */
 const whoOf = (opts: WriteOptions): { who?: string } => (opts.who ? { who: opts.who } : {});
 
-/** File steps settled by what loads afterwards (door.ts, step 7). */
-const steps = (run: () => Promise<unknown>, landed: () => boolean): FileSteps => ({ run, landed });
-
 export function libraryWrites(ctx: WriteContext): Writes {
   const { door, reads } = ctx;
   const facts = (name: string): TemplateFacts | null => reads.facts(name)?.facts ?? null;
@@ -114,7 +111,7 @@ export function libraryWrites(ctx: WriteContext): Writes {
   }
 
   /** Steps 9–12 of a template write: `verb` names the commit, the log line and the event. */
-  function landedTemplate(name: string, verb: Verb, before: TemplateFacts | null, opts: WriteOptions): Landed<TemplateDetail | null> {
+  function afterTemplate(name: string, verb: Verb, before: TemplateFacts | null, opts: WriteOptions): After<TemplateDetail | null> {
     const after = verb === 'delete' ? null : reads.template(name, opts.card);
     if (verb !== 'delete' && !after) throw new DeskError('internal', `template ${name} is missing after a write`);
     const op = OP[verb];
@@ -127,7 +124,7 @@ export function libraryWrites(ctx: WriteContext): Writes {
     };
   }
 
-  function landedRole(name: string, verb: Verb, before: RoleEntry | null, opts: WriteOptions): Landed<RoleEntry | null> {
+  function afterRole(name: string, verb: Verb, before: RoleEntry | null, opts: WriteOptions): After<RoleEntry | null> {
     const after = reads.role(name);
     if (verb !== 'delete' && !after) throw new DeskError('internal', `role ${name} is missing after ${verb}`);
     const op = OP[verb];
@@ -155,7 +152,7 @@ export function libraryWrites(ctx: WriteContext): Writes {
         own.state?.(before);
       },
       files: own.files,
-      landed: (before) => landedTemplate(name, verb, before, opts()),
+      after: (before) => afterTemplate(name, verb, before, opts()),
     };
   }
 
@@ -170,7 +167,7 @@ export function libraryWrites(ctx: WriteContext): Writes {
         own.state?.(before);
       },
       files: own.files,
-      landed: (before) => landedRole(name, verb, before, opts()),
+      after: (before) => afterRole(name, verb, before, opts()),
     };
   }
 
@@ -185,7 +182,7 @@ export function libraryWrites(ctx: WriteContext): Writes {
       const hash = sha256Hex(bytes);
       const shipped = ctx.shipped.templates.get(name) ?? null;
       // a restore writes its version's own marker when that names an older shipped version: it reads shipped_changed_since, as it did
-      const kept = shipped && given.restoredShipped && given.restoredShipped !== shipped.hash ? { shipped: given.restoredShipped, copy: hash } : undefined;
+      const restoredMarker = shipped && given.restoredShipped && given.restoredShipped !== shipped.hash ? { shipped: given.restoredShipped, copy: hash } : undefined;
       const landed = () => {
         const now = reads.facts(name);
         return now !== null && now.facts.state !== 'shipped' && now.facts.hash === hash && (!shipped || now.marker?.copy === hash);
@@ -199,7 +196,7 @@ export function libraryWrites(ctx: WriteContext): Writes {
           const v = reads.valid(name, bytes.toString('utf8'), hash);
           if (!v.valid) throw new DeskError('invalid_template', `${name} is not valid; nothing was saved`, { problems: v.problems });
         },
-        files: (fs) => steps(() => writeTemplateSave(fs, name, source, shipped, kept), landed),
+        files: (fs) => steps(() => writeTemplateSave(fs, name, source, shipped, restoredMarker), landed),
       });
       return (await door.run(write))!;
     },
@@ -224,7 +221,7 @@ export function libraryWrites(ctx: WriteContext): Writes {
             throw new DeskError('state_conflict', `${name} is ${before.state}; only a copy whose shipped version changed since can be acknowledged`);
           }
         },
-        // one atomic marker rewrite: nothing to settle
+        // one atomic marker rewrite: no intent to resolve
         files: (fs) => ({ run: () => writeTemplateAcknowledge(fs, name, shipped()!, marker()!) }),
       });
       return (await door.run(write))!;

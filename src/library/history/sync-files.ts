@@ -120,7 +120,7 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, door: Door, re
         unit: u,
         standing: () => ownNow(u),
         files: () => (files ? { run: () => write(u, files) } : null),
-        landed: (before) => ({ answer: before, subject: message, who }),
+        after: (before) => ({ answer: before, subject: message, who }),
       },
       { found: false, settle: false, announce: false },
     );
@@ -145,7 +145,7 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, door: Door, re
           out = decide(before);
           return out.kind === 'write' ? { run: () => write(u, (out as Extract<Outcome<F>, { kind: 'write' }>).files) } : null;
         },
-        landed: () => ({ answer: out, subject: out.kind === 'write' ? '' : null, who: null }),
+        after: () => ({ answer: out, subject: out.kind === 'write' ? '' : null, who: null }),
       };
       const sw: DoorSwitches = { found: o.found, settle: false, commit: (key) => record.step(key), announce: false };
       return guarded(() => door.run(w, sw));

@@ -26,7 +26,7 @@ import { DeskError, isDeskError } from '../../errors.js';
 import type { LibraryContext, WriteGuard } from '../context.js';
 import type { FsContext } from '../disk/fs-safe.js';
 import { ifMatchPasses } from '../disk/markers.js';
-import type { Door, DoorSwitches, FileSteps, Write } from '../door.js';
+import { type Door, type DoorSwitches, fileSteps as steps, type Write } from '../door.js';
 import type { EventBus } from '../events/bus.js';
 import type { Recorder } from '../history/recorder.js';
 import { checkRoleName, checkTemplateName, keptBase, keptRoleBase, rel, rolePaths, templatePaths } from '../layout.js';
@@ -134,9 +134,6 @@ function appliedTemplate(ctx: LibraryContext, name: string, paths: string[]): Do
   return { applied: { name, kind: 'template', state: after.facts.state, etag: after.facts.etag }, paths };
 }
 
-/** File steps settled by what loads afterwards (door.ts, step 7). */
-const steps = (run: () => Promise<unknown>, landed: () => boolean): FileSteps => ({ run, landed });
-
 /** One template, inside its held slot: applied, its files prepared for the batch, or skipped. */
 function templateStep(deps: UpgradeDeps, t: Target): Write<Awaited<ReturnType<typeof planTemplate>>, Done | Pending> {
   const { ctx } = deps;
@@ -155,7 +152,7 @@ function templateStep(deps: UpgradeDeps, t: Target): Write<Awaited<ReturnType<ty
               prepared = prepareSave(fs, t.name, p!.merged!, shipped());
             },
           },
-    landed: () => {
+    after: () => {
       const paths = [...templatePaths(t.name)];
       return { subject: null, who: null, answer: prepared ? { prepared, paths: [...paths, rel(keptBase(shipped().hash))] } : appliedTemplate(ctx, t.name, paths) };
     },
@@ -179,7 +176,7 @@ function roleStep(deps: UpgradeDeps, t: Target): Write<Awaited<ReturnType<typeof
       };
       return steps(() => writeRoleSave(fs, t.name, { op: 'save', role_md: m.role_md, kit: m.kit, marker: m.marker }, builtin()), landed);
     },
-    landed: (p) => {
+    after: (p) => {
       const after = roleEntry(ctx, t.name);
       if (!after) throw new DeskError('internal', `role ${t.name} is missing after its upgrade`);
       // a merge stands on the built-in's kept base, written with it: in the upgrade's commit, as a template's is
@@ -250,7 +247,7 @@ async function applyOne(deps: UpgradeDeps, fs: FsContext, request: UpgradeReques
         const why = failed.get(t.name);
         if (failed.has(t.name)) {
           const shipped = ctx.shipped.templates.get(t.name)!;
-          await door.settle(fs, t, steps(() => Promise.reject(why), () => readFacts(ctx, t.name)?.marker?.shipped === shipped.hash));
+          await door.runFiles(fs, t, steps(() => Promise.reject(why), () => readFacts(ctx, t.name)?.marker?.shipped === shipped.hash));
         }
         results[i] = appliedTemplate(ctx, t.name, r.paths);
       } catch (e) {

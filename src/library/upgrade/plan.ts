@@ -24,7 +24,7 @@ import { readRoleBase } from '../roles/files.js';
 import { validateKitText, validateRoleMd } from '../roles/validate.js';
 import { readFacts, readIfBehind, type TemplateRead } from '../templates/read.js';
 import { threeWayMerge } from '../templates/three-way.js';
-import type { EntryState } from '../types.js';
+import type { EntryState } from '../entries.js';
 
 /**
  * What an upgrade does with a copy: `reset` an unedited copy of an older
@@ -87,7 +87,7 @@ export async function planTemplate(ctx: LibraryContext, name: string, at: Catalo
 /**
  * templates/files.ts readKeptBase, read synchronously (a small local file, in
  * microseconds): an apply plans in its slots while the batch's flushes hold
- * the thread pool (batch.ts), and a read queued behind them would wait.
+ * the thread pool (templates/files.ts landSaves), and a read queued behind them would wait.
  */
 function keptBaseText(fs: FsContext, hash: string): string | null {
   const dir = safeDirSync(fs, [TEMPLATES, KEPT_BASES])?.dir ?? null;
