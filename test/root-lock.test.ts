@@ -306,6 +306,20 @@ describe('the opener passes in what the lock needs', () => {
     await first.release();
   });
 
+  test('an open library hooks the lock on the process exit, and close takes the hook away', async () => {
+    const fx = await fixture();
+    // the lock's hook (HeldLocks.removeAll), told from any a library below it adds (proper-lockfile's own)
+    const hooks = () => process.listeners('exit').filter((l) => l.name === 'removeAll');
+    const before = hooks().length;
+    const lib = await fx.open();
+    expect(hooks()).toHaveLength(before + 1);
+    // the process exits while the library is open: the hook removes the lock
+    (hooks().at(-1) as () => void)();
+    expect(await readdir(fx.root)).not.toContain(LOCK_FILE);
+    await lib.close();
+    expect(hooks()).toHaveLength(before);
+  });
+
   test('a lock held by the same opener is refused at once; another opener waits for a touch', async () => {
     const root = await tempDir();
     const held = new HeldLocks();
