@@ -58,6 +58,32 @@ const MCP_APP = ['^src/mcp-app/'];
 const MCP_MOUNT = '^src/http/routes/mcp\\.ts$';
 const ALL_LAYERS = [...Object.values(LAYERS).flat(), ...WEB, ...MCP_APP];
 
+/**
+ * The library's face (src/library/index.ts): what the layers above it use of
+ * src/library, with types.ts, the Library contract, which holds types alone.
+ */
+const LIBRARY_FACE = ['^src/library/index\\.ts$', '^src/library/types\\.ts$'];
+/**
+ * Inside src/library (docs/architecture.md, Floors), from the top:
+ *   the face     index.ts, library.ts (openLibrary puts the parts together), types.ts (the
+ *                Library contract, which names the features), answers.ts (the API's shapes),
+ *                roll-forward.ts (the start finishing what a crash left of each part)
+ *   features     the sync (history/sync*), the upgrade, the record stores, the watcher
+ *   the core     everything else: disk, templates, roles, the door and writes, the reads,
+ *                history's commit
+ * The core never imports a feature; nothing inside src/library imports index.ts. No part
+ * (a folder or a top-level file) imports a part that imports it: scripts/library-parts.mjs,
+ * run by `npm run lint` after this file's rules, checks that, which paths alone cannot say.
+ */
+const LIBRARY_TOP = ['^src/library/(index|library|types|answers|roll-forward)\\.ts$'];
+const LIBRARY_FEATURES = [
+  '^src/library/history/sync[^/]*\\.ts$',
+  '^src/library/upgrade/',
+  '^src/library/records/',
+  '^src/library/records[^/]*\\.ts$',
+  '^src/library/events/(watch|folders)\\.ts$',
+];
+
 /** one rule per climbing direction, named `<lower>-not-to-<higher>` */
 const climbing = STACK.flatMap((lower, i) =>
   STACK.slice(i + 1).map((higher) => ({
@@ -115,6 +141,29 @@ module.exports = {
       severity: 'error',
       from: { path: LAYERS.http, pathNot: MCP_MOUNT },
       to: { path: LAYERS.mcp },
+    },
+    {
+      name: 'outside-library-only-to-face',
+      comment:
+        'Layers of src/ (.dependency-cruiser.cjs): src/http, src/mcp and the top import src/library only through its face, src/library/index.ts (types alone also from types.ts); openLibrary builds every part of the library, so nothing above reaches into one.',
+      severity: 'error',
+      from: { path: [...LAYERS.mcp, ...LAYERS.http, ...LAYERS.top] },
+      to: { path: LAYERS.library, pathNot: LIBRARY_FACE },
+    },
+    {
+      name: 'library-not-to-face',
+      comment: 'Layers of src/ (.dependency-cruiser.cjs): src/library/index.ts is the face of the library to the layers above; no module inside src/library imports it.',
+      severity: 'error',
+      from: { path: LAYERS.library, pathNot: LIBRARY_FACE[0] },
+      to: { path: LIBRARY_FACE[0] },
+    },
+    {
+      name: 'library-core-not-to-features',
+      comment:
+        'Layers of src/ (.dependency-cruiser.cjs): inside src/library the core (disk, templates, roles, the door, the reads, history\'s commit) never imports a feature built above it (sync, upgrade, the record stores, the watcher); a feature uses the core.',
+      severity: 'error',
+      from: { path: LAYERS.library, pathNot: [...LIBRARY_TOP, ...LIBRARY_FEATURES] },
+      to: { path: LIBRARY_FEATURES },
     },
     {
       name: 'not-to-unlayered',

@@ -26,7 +26,7 @@ export type { DeskEvent, EventBus } from './events/bus.js';
 export { launchAnswer, proposalAnswer, templateAnswer } from './answers.js';
 
 // reads over the library that write nothing: comparisons, previews, history
-export { diffTemplate, rebaseOntoShipped } from './templates/compare.js';
+export { diffTemplate, rebaseOntoShipped } from './compare.js';
 export { rebaseAnswer } from './templates/three-way.js';
 export { launchPreview } from './templates/launch-preview.js';
 export { proposalCard } from './records/proposal-card.js';

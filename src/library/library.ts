@@ -23,6 +23,7 @@ import { planAnswer, planUpgrade } from './upgrade/plan.js';
 import { openRecords, type RecordStores, type RecordsOptions } from './records.js';
 import { LibraryWatcher, type WatchOptions } from './events/watch.js';
 import { LibrarySync, type SyncOptions } from './history/sync.js';
+import { syncOwned } from './history/sync-owned.js';
 
 /**
  * What a reader takes (reader.ts: root, harness, read-only templates,
@@ -85,7 +86,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
         throw e;
       }
       // after recovery: the files are whole again, so what they hold can be committed
-      opened = await openHistory(fs, lock.holder, logger, options.history).catch((e: unknown) => {
+      opened = await openHistory(fs, lock.holder, logger, { owned: syncOwned, ...options.history }).catch((e: unknown) => {
         const why = `history is off: ${(e as Error).message}`;
         logger.error({ err: (e as Error).message, history: false }, why);
         return { history: disabledHistory(why), recorder: null, close: async () => {} };

@@ -1,4 +1,4 @@
-import type { EntryState } from './types.js';
+import type { EntryState } from './entries.js';
 import type { Marker } from './disk/markers.js';
 
 import type { DivergedWhy } from '../schema/sync.js';

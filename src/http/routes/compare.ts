@@ -1,7 +1,7 @@
 /**
  * Routes that compare templates and write nothing (docs/api.md):
  * the diff, the three-way rebase and the proposal card. Thin: the library
- * compares (src/library/templates/compare.ts, src/library/records/proposal-card.ts).
+ * compares (src/library/compare.ts, src/library/records/proposal-card.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';

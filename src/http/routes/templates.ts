@@ -8,7 +8,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Library, TemplateDetail, WriteOptions } from '../../library/types.js';
 import { SaveNote, TemplateAnswerSchema, TemplateListSchema } from '../../schema/templates.js';
-import { templateAnswer } from '../../library/answers.js';
+import { templateAnswer } from '../../library/index.js';
 import { ANSWER_ETAG, noneMatch, NotModified, type Sent, sentOf } from '../answer-etag.js';
 import { ifMatch, precondition, withEtag } from '../answers.js';
 import { notFound } from '../errors.js';

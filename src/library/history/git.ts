@@ -290,3 +290,13 @@ export function gitAt(root: string, o: GitAtOptions = {}): Git {
     line: async (args, options) => (await bytes(args, options)).toString('utf8').trim(),
   };
 }
+
+/** The bytes of `path` in `commit`, or null when the commit does not hold it (or there is no commit). */
+export async function blobAt(git: Git, commit: string | null, path: string): Promise<Buffer | null> {
+  if (commit === null) return null;
+  try {
+    return await git.bytes(['cat-file', 'blob', `${commit}:${path}`]);
+  } catch {
+    return null;
+  }
+}

@@ -12,7 +12,6 @@ import { fromEntry, Journal, toEntry } from './journal.js';
 import * as read from './read.js';
 import type { Recorder, RoundRecord } from './recorder.js';
 import { ensureIgnore, gitDirKind, hideForeign, indexToHead, initRepo, ownedPath, recoverLocks, reportLocks } from './repo.js';
-import { syncOwned } from './sync-owned.js';
 import { blobId, keyOf, type NameKey, type ObjectFormat, readAll, readName, readPaths, type Snapshot } from './snapshot.js';
 import type { History } from './types.js';
 import { TRACKED_TOP } from '../layout.js';
@@ -32,6 +31,11 @@ export interface HistoryOptions {
   env?: NodeJS.ProcessEnv;
   /** test hook: throwing fails a commit at that step (the write still stands) */
   faults?: (step: string) => void | Promise<void>;
+  /**
+   * The paths a feature above history answers for at a start, which the look for changes made on disk
+   * leaves alone (openLibrary passes the sync's, history/sync-owned.ts). Default: none.
+   */
+  owned?: (git: Git) => Promise<(path: string) => boolean>;
 }
 
 export const DEFAULT_AUTHOR = 'desk <desk@localhost>';
@@ -127,7 +131,7 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   // on purpose, not on disk. Nor the names a sync left diverged (their copy on disk differs from HEAD until a person
   // decides) or a round a crash cut short will write (sync.ts rolls it forward): neither is a change made here.
   const expected = new Map<string, string | null>(await queue.tree());
-  const leave = await syncOwned(git);
+  const leave = o.owned ? await o.owned(git) : () => false;
   const disk = readAll(fs);
   const changed: Snapshot = new Map();
   for (const [p, b] of disk) if (!leave(p) && expected.get(p) !== blobId(b!, format)) changed.set(p, b);

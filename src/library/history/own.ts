@@ -1,5 +1,4 @@
-import type { Git } from './git.js';
-import { blobAt } from './sync-round.js';
+import { blobAt, type Git } from './git.js';
 
 /**
  * This desk's own versions of a name that HEAD does not hold (docs/history.md,

@@ -2,7 +2,7 @@ import type { RoleSide, SyncFiles, SyncRound } from './sync-contract.js';
 import type { TreeRef } from './recorder.js';
 import { KEPT_BASES, LAUNCHES, PROPOSALS, ROLES, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
 import { isRoleName } from '../../template/names.js';
-import { type Git, GitError } from './git.js';
+import { blobAt, type Git, GitError } from './git.js';
 import { type Blob, mergePlainFile, mergeTemplate, oneSide, type Outcome, same, type TemplateSide } from './sync-merge.js';
 import { readCap } from '../disk/fs-safe.js';
 import { roleRevision, sha256Hex } from '../disk/markers.js';
@@ -206,16 +206,6 @@ export function whyIgnored(p: string): IgnoredReason {
 
 /** A path the service reads or writes: every other path of the remote's stays in HEAD as the remote has it, and never on disk. */
 const owned = (p: string): boolean => p === '.gitignore' || unitOf(p) !== null;
-
-/** The bytes of `path` in `commit`, or null when the commit does not hold it. */
-export async function blobAt(git: Git, commit: string | null, path: string): Promise<Blob> {
-  if (commit === null) return null;
-  try {
-    return await git.bytes(['cat-file', 'blob', `${commit}:${path}`]);
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The bytes of `path` in `commit` when it is at most `cap` bytes, and its size

@@ -4,7 +4,7 @@ import type { ProposalSummary } from '../../schema/proposals.js';
 import { etagOf, sha256Hex } from '../disk/markers.js';
 import { PROPOSALS, proposalRecord } from '../layout.js';
 import type { ProposalSaveOptions, ProposalStore } from '../records-contract.js';
-import type { WriteOptions } from '../types.js';
+import type { WriteOptions } from '../entries.js';
 import { whoIs } from './asker.js';
 import type { RecordKind } from './kind.js';
 import { EDITED_NOTE, parseRecord, type ProposalRecord, RECORD_CAP, RECORD_FILE, requestProblems, summaryOf } from './proposal-record.js';

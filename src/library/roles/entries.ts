@@ -6,7 +6,7 @@ import { etagOf, roleRevision } from '../disk/markers.js';
 import { validateKitText, validateRoleMd } from './validate.js';
 import type { ShippedRole } from '../shipped.js';
 import { decideState, syncState } from '../state.js';
-import type { RoleEntry } from '../types.js';
+import type { RoleEntry } from '../entries.js';
 
 /**
  * Role entries: the same state table as templates, over role revisions

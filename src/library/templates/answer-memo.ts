@@ -1,4 +1,4 @@
-import type { TemplateDetail } from '../types.js';
+import type { TemplateDetail } from '../entries.js';
 
 /**
  * The last answers of single-template reads with their card. Why: building

@@ -1,5 +1,5 @@
 import type { BigIntStats } from 'node:fs';
-import type { TemplateEntry, TemplateFacts, TemplateOutline } from '../types.js';
+import type { TemplateEntry, TemplateFacts, TemplateOutline } from '../entries.js';
 
 /**
  * What the list knows of each operator template without reading it: the

@@ -6,7 +6,7 @@
 import { DeskError } from '../../errors.js';
 import { previewLaunch } from '../../template/launch.js';
 import { ifMatchPasses } from '../disk/markers.js';
-import type { Library } from '../types.js';
+import type { LibraryReads } from '../entries.js';
 
 /**
  * The preview, with the name and the ETag of the version previewed; null
@@ -14,7 +14,7 @@ import type { Library } from '../types.js';
  * one is 412. A template that could not be saved today is refused: its
  * preview would promise runs no launch can start.
  */
-export async function launchPreview(library: Library, name: string, inputs: Readonly<Record<string, unknown>>, ifMatch: string | undefined) {
+export async function launchPreview(library: Pick<LibraryReads, 'getTemplate'>, name: string, inputs: Readonly<Record<string, unknown>>, ifMatch: string | undefined) {
   const d = await library.getTemplate(name);
   if (!d) return null;
   if (!ifMatchPasses(ifMatch, d.etag)) throw new DeskError('precondition_failed', `${name} changed since it was read`);

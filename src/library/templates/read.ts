@@ -10,7 +10,7 @@ import type { CatalogueGen } from './validation-memo.js';
 import { etagOf, type Marker, parseMarker, sha256Hex } from '../disk/markers.js';
 import { decideState, syncState } from '../state.js';
 import { TEMPLATES } from '../layout.js';
-import type { TemplateDetail, TemplateEntry, TemplateFacts, TemplateOutline } from '../types.js';
+import type { TemplateDetail, TemplateEntry, TemplateFacts, TemplateOutline } from '../entries.js';
 
 /**
  * Reading templates (docs/api.md, States): what loads for a name — with any

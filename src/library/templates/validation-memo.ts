@@ -2,7 +2,7 @@ import type { CatalogueRefs } from '../../template/lookups.js';
 import type { Catalogue } from '../../template/model.js';
 import type { Validation, Validator, validateTemplate } from '../../template/validate.js';
 import { sha256Hex } from '../disk/markers.js';
-import type { TemplateOutline } from '../types.js';
+import type { TemplateOutline } from '../entries.js';
 
 /**
  * Validations memoised on what they depend on: the bytes (their sha256), the

@@ -1,18 +1,22 @@
 /**
  * A template compared with another text, writing nothing (docs/api.md): the
  * diff against what `?against=` names, and the rebase of an operator copy
- * onto today's shipped version (the merge itself is three-way.ts).
+ * onto today's shipped version (the merge itself is templates/three-way.ts).
+ * Above both templates/ and history/, as it reads from each.
  */
-import { DeskError } from '../../errors.js';
-import type { TemplateDiff } from '../../schema/diff.js';
-import { VERSION_PREFIX } from '../../schema/history.js';
-import type { RebaseAnswer } from '../../schema/templates.js';
-import type { CardAgainst } from '../../template/card.js';
-import { diffTemplates } from '../../template/diff.js';
-import { isTemplateName } from '../../template/names.js';
-import { shortCommit, templateAt } from '../history/versions.js';
-import type { Library, TemplateDetail } from '../types.js';
-import { rebaseAnswer } from './three-way.js';
+import { DeskError } from '../errors.js';
+import type { TemplateDiff } from '../schema/diff.js';
+import { VERSION_PREFIX } from '../schema/history.js';
+import type { RebaseAnswer } from '../schema/templates.js';
+import type { CardAgainst } from '../template/card.js';
+import { diffTemplates } from '../template/diff.js';
+import { isTemplateName } from '../template/names.js';
+import type { LibraryReads, TemplateDetail } from './entries.js';
+import { shortCommit, templateAt, type VersionsLibrary } from './history/versions.js';
+import { rebaseAnswer } from './templates/three-way.js';
+
+/** What a comparison reads of the library (types.ts, Library): its reads, a kept base, a version from history. */
+export type Compared = VersionsLibrary & Pick<LibraryReads, 'catalogue'> & { keptBase(name: string): Promise<string | null> };
 
 /**
  * What `?against=` names: `version:<commit>` is a version from history
@@ -20,7 +24,7 @@ import { rebaseAnswer } from './three-way.js';
  * named `shipped` or `base` cannot be diffed against by name (docs/api.md).
  * Absent: the shipped version for a shipped name, else the base.
  */
-async function resolveAgainst(library: Library, e: TemplateDetail, against: string | undefined): Promise<CardAgainst & { commit?: string }> {
+async function resolveAgainst(library: Compared, e: TemplateDetail, against: string | undefined): Promise<CardAgainst & { commit?: string }> {
   const kind = against ?? (e.shipped ? 'shipped' : 'base');
   if (kind.startsWith(VERSION_PREFIX)) {
     const commit = kind.slice(VERSION_PREFIX.length);
@@ -45,7 +49,7 @@ async function resolveAgainst(library: Library, e: TemplateDetail, against: stri
 }
 
 /** The template as it loads (after) diffed against what `against` names (before); null when no template of that name loads. */
-export async function diffTemplate(library: Library, name: string, against: string | undefined): Promise<TemplateDiff | null> {
+export async function diffTemplate(library: Compared, name: string, against: string | undefined): Promise<TemplateDiff | null> {
   const entry = await library.getTemplate(name);
   if (!entry) return null;
   const a = await resolveAgainst(library, entry, against);
@@ -66,7 +70,7 @@ export async function diffTemplate(library: Library, name: string, against: stri
  * Refused when there is no copy of a shipped template, no kept base, or the
  * shipped version has not changed since the copy was saved.
  */
-export async function rebaseOntoShipped(library: Library, name: string): Promise<RebaseAnswer | null> {
+export async function rebaseOntoShipped(library: Compared, name: string): Promise<RebaseAnswer | null> {
   const entry = await library.getTemplate(name);
   if (!entry) return null;
   if (entry.shipped_source === null || entry.state === 'shipped' || entry.state === 'read_only') {
