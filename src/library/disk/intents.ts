@@ -1,3 +1,4 @@
+import { roleIntent, templateIntent } from '../layout.js';
 import { type Marker, formatMarker, parseMarker, sha256Hex } from './markers.js';
 
 /**
@@ -8,14 +9,14 @@ import { type Marker, formatMarker, parseMarker, sha256Hex } from './markers.js'
  * next start applies it for real, so no instant of a write — and no crash —
  * shows a state that lies.
  *
- * Template intent `<root>/templates/.<name>.intent`:
+ * A template's intent (layout.ts templateIntent):
  *   - `save` + the new marker (+ what stood before): it holds the new copy's
  *     hash, so if the file on disk has that hash the copy landed and the
  *     marker rolls forward; otherwise the copy did not land, the old marker
  *     stands (or is put back, intentMarker) and the intent is discarded.
  *   - `reset`: the reset is decided; finish removing copy and marker.
  *
- * Role intent `<root>/roles/.<name>.intent` is a redo record (JSON): a role
+ * A role's intent (layout.ts roleIntent) is a redo record (JSON): a role
  * save changes up to three files (role.md, kit.json, .shipped), and a torn
  * set of them has no single hash to test, so the intent carries the new
  * content and recovery always rolls it forward.
@@ -35,8 +36,9 @@ export type TemplateIntent =
     }
   | { op: 'reset' };
 
+/** The intent's name in its folder, the template folder's listing being where readers look for it. */
 export function templateIntentFile(name: string): string {
-  return `.${name}.intent`;
+  return templateIntent(name).at(-1)!;
 }
 
 /**
@@ -118,8 +120,9 @@ export type RoleIntent =
     }
   | { op: 'reset' };
 
+/** The intent's name in the roles folder. */
 export function roleIntentFile(name: string): string {
-  return `.${name}.intent`;
+  return roleIntent(name).at(-1)!;
 }
 
 export function formatRoleIntent(i: RoleIntent): string {

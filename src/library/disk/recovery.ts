@@ -4,7 +4,7 @@ import { DeskError } from '../../errors.js';
 import { isRoleName, isTemplateName } from '../../template/names.js';
 import { removeFileDurable, removeTreeDurable, TEMP_PREFIX, writeFileAtomic } from './atomic-write.js';
 import { type FsContext, fault, lstatSyncOrNull, oddType, overCap, type ReadOutcome, readCap, readNoFollow, reportOdd, safeDir, safeDirSync } from './fs-safe.js';
-import { KEPT_BASES, ROLES, roleDir, roleFile, TEMPLATES, templateCopy, templateMarker } from '../layout.js';
+import { KEPT_BASES, ROLES, roleDir, roleFile, roleIntent, TEMPLATES, templateCopy, templateIntent, templateMarker } from '../layout.js';
 import { intentMarker, parseRoleIntent, parseTemplateIntent, roleIntentFile, type RoleIntent, templateIntentFile } from './intents.js';
 import { formatMarker, parseMarker, sha256Hex } from './markers.js';
 
@@ -58,21 +58,22 @@ async function templateRecovery(fs: FsContext, name: string): Promise<Recovered>
   if (lstatSyncOrNull(join(dir, intentFile)) === null) return 'none';
   const r = await readNoFollow(join(dir, intentFile));
   if (r.kind === 'missing') return 'none';
-  if (r.kind !== 'file') return skipOdd(fs, 'templates', [[intentFile, r]]) ? 'skipped' : 'none';
+  if (r.kind !== 'file') return skipOdd(fs, TEMPLATES, [[intentFile, r]]) ? 'skipped' : 'none';
   const intent = parseTemplateIntent(r.bytes.toString('utf8'));
   if (intent?.op === 'reset') {
     await removeFileDurable(fs, templateCopy(name), 'recover:copy-remove');
     await removeFileDurable(fs, templateMarker(name), 'recover:marker-remove');
   } else if (intent?.op === 'save') {
-    const copy = await readNoFollow(join(dir, `${name}.yaml`));
-    const onDisk = await readNoFollow(join(dir, `.${name}.shipped`));
-    if (skipOdd(fs, 'templates', [[`${name}.yaml`, copy], [`.${name}.shipped`, onDisk]])) return 'skipped';
+    const [copyFile, markerFile] = [templateCopy(name).at(-1)!, templateMarker(name).at(-1)!];
+    const copy = await readNoFollow(join(dir, copyFile));
+    const onDisk = await readNoFollow(join(dir, markerFile));
+    if (skipOdd(fs, TEMPLATES, [[copyFile, copy], [markerFile, onDisk]])) return 'skipped';
     // the copy landed: its marker rolls forward; it did not: the old marker stands, or comes back
     const m = intentMarker(intent, copy.kind === 'file' ? sha256Hex(copy.bytes) : null, onDisk.kind === 'file' ? parseMarker(onDisk.bytes.toString('utf8')) : null);
     if (m === null) await removeFileDurable(fs, templateMarker(name), 'recover:marker-remove');
     else if (m !== undefined) await writeFileAtomic(fs, templateMarker(name), formatMarker(m), 'recover:marker');
   }
-  await removeFileDurable(fs, [TEMPLATES, intentFile], 'recover:intent-remove');
+  await removeFileDurable(fs, templateIntent(name), 'recover:intent-remove');
   return 'done';
 }
 
@@ -95,11 +96,11 @@ async function roleRecovery(fs: FsContext, name: string): Promise<Recovered> {
   const intentFile = roleIntentFile(name);
   const r = await readNoFollow(join(dir, intentFile));
   if (r.kind === 'missing') return 'none';
-  if (r.kind !== 'file') return skipOdd(fs, 'roles', [[intentFile, r]]) ? 'skipped' : 'none';
+  if (r.kind !== 'file') return skipOdd(fs, ROLES, [[intentFile, r]]) ? 'skipped' : 'none';
   const intent = parseRoleIntent(r.bytes.toString('utf8'));
   if (intent?.op === 'reset') await removeTreeDurable(fs, roleDir(name), 'recover:folder-remove');
   else if (intent?.op === 'save') await applyRoleSave(fs, name, intent, 'recover:');
-  await removeFileDurable(fs, [ROLES, intentFile], 'recover:intent-remove');
+  await removeFileDurable(fs, roleIntent(name), 'recover:intent-remove');
   return 'done';
 }
 
@@ -137,6 +138,7 @@ async function sweep(fs: FsContext, segs: string[], kind: keyof typeof BOOKKEEPI
   }
 }
 
+/** The name an intent file belongs to: layout.ts names it, and only a name it would give back is taken. */
 const INTENT = /^\.(.+)\.intent$/;
 
 /**
@@ -164,7 +166,7 @@ export async function recoverRoot(fs: FsContext): Promise<{ templates: string[];
   const tdir = safeDirSync(fs, [TEMPLATES])?.dir ?? null;
   for (const d of await listDir(tdir)) {
     const n = INTENT.exec(d.name)?.[1];
-    if (n !== undefined && isTemplateName(n) && (await recoverAtOpen(fs, 'templates', d.name, () => templateRecovery(fs, n)))) done.templates.push(n);
+    if (n !== undefined && isTemplateName(n) && templateIntentFile(n) === d.name && (await recoverAtOpen(fs, TEMPLATES, d.name, () => templateRecovery(fs, n)))) done.templates.push(n);
   }
   if (tdir) {
     await sweep(fs, [TEMPLATES], 'templates');
@@ -173,7 +175,7 @@ export async function recoverRoot(fs: FsContext): Promise<{ templates: string[];
   const rdir = safeDirSync(fs, [ROLES])?.dir ?? null;
   for (const d of await listDir(rdir)) {
     const n = INTENT.exec(d.name)?.[1];
-    if (n !== undefined && isRoleName(n) && (await recoverAtOpen(fs, 'roles', d.name, () => roleRecovery(fs, n)))) done.roles.push(n);
+    if (n !== undefined && isRoleName(n) && roleIntentFile(n) === d.name && (await recoverAtOpen(fs, ROLES, d.name, () => roleRecovery(fs, n)))) done.roles.push(n);
   }
   if (rdir) {
     await sweep(fs, [ROLES], 'role');
