@@ -35,8 +35,6 @@ const KNOWN = new Set([
   // a look at the disk reads role copies and the validation memo, which the readers of each import the look for
   'src/library/look.ts ⇄ src/library/roles/',
   'src/library/look.ts ⇄ src/library/templates/',
-  // the records' contract names their record types: it belongs in records/
-  'src/library/records-contract.ts ⇄ src/library/records/',
 ]);
 
 /** `src/library/history/` for any module in that folder, `src/library/types.ts` for that file; null outside src/library. */

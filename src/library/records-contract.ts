@@ -5,14 +5,51 @@
  */
 import type { ErrorCode } from '../errors.js';
 import type { LaunchCreate, LaunchSummary } from '../schema/launches.js';
-import type { ProposalCreate, ProposalSummary } from '../schema/proposals.js';
+import type { ProposalCreate, ProposalReplaced, ProposalSummary } from '../schema/proposals.js';
 import type { previewLaunch } from '../template/launch.js';
 import type { Problem } from '../template/problems.js';
-import type { LaunchRecord } from './records/launch-record.js';
-import type { Asker } from './records/asker.js';
-import type { ProposalRecord } from './records/proposal-record.js';
 
-export type { Asker, AskerRole } from './records/asker.js';
+/** The roles a person may hold, from the least to the most (docs/security.md, Users and roles). */
+export type AskerRole = 'viewer' | 'conductor' | 'editor';
+
+/**
+ * Who asks a record store for something: the person when the desk knows
+ * one, their role, and the client address (records/asker.ts).
+ */
+export interface Asker {
+  /** the person's name (a user, the auth proxy's, `desk` for DESK_TOKEN); null on a desk that knows nobody */
+  person: string | null;
+  /** null on a desk that knows nobody: every client there may do everything */
+  role: AskerRole | null;
+  /** the client address */
+  address: string;
+}
+
+/**
+ * One proposal as it is kept: `proposals/<id>.json` under the library root,
+ * one JSON object, written whole with the atomic writes. `saving` is the
+ * save's intent (records/proposal.ts): the name and ETag it is about to
+ * save, whether that is the operator's edit, who asked and what it
+ * replaces, so a save a crash cut short is recorded as the one asked.
+ */
+export interface ProposalRecord extends ProposalSummary {
+  v: 1;
+  source: string;
+  saving: { name: string; etag: string; at: string; edited: boolean; by: string | null; replaced: ProposalReplaced } | null;
+}
+
+/**
+ * One launch draft as it is kept: `launches/<id>.json` under the library
+ * root, one JSON object, written whole with the atomic writes. `source` is
+ * the template's text at `etag`, the version the preview was made on, so a
+ * draft shows — and, approved, starts — the runs of that version whatever
+ * the library holds later.
+ */
+export interface LaunchRecord extends LaunchSummary {
+  v: 1;
+  inputs: Record<string, unknown>;
+  source: string;
+}
 
 /**
  * A proposal's save: under its name or `name`; `source`, the text as the

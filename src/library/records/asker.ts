@@ -6,17 +6,9 @@
  * allowances, whose name a record and its commit carry) hold for all of them.
  */
 
-/** The roles a person may hold, from the least to the most (docs/security.md, Users and roles). */
-export type AskerRole = 'viewer' | 'conductor' | 'editor';
+import type { Asker } from '../records-contract.js';
 
-export interface Asker {
-  /** the person's name (a user, the auth proxy's, `desk` for DESK_TOKEN); null on a desk that knows nobody */
-  person: string | null;
-  /** null on a desk that knows nobody: every client there may do everything */
-  role: AskerRole | null;
-  /** the client address */
-  address: string;
-}
+export type { Asker, AskerRole } from '../records-contract.js';
 
 /** The name a decision and a commit carry: the person, else the client address (as `decided_by` always has). */
 export const whoIs = (a: Asker | null | undefined): string | null => (a ? (a.person ?? a.address) : null);

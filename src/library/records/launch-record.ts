@@ -1,19 +1,9 @@
 import { LAUNCH_ID, type LaunchStatus, type LaunchSummary } from '../../schema/launches.js';
 import { ROLE_FILE_CAP } from '../disk/fs-safe.js';
+import type { LaunchRecord } from '../records-contract.js';
 import { parseShape, type RecordShape } from './kind.js';
 
-/**
- * One launch draft as it is kept: `launches/<id>.json` under the library
- * root, one JSON object, written whole with the atomic writes. `source` is
- * the template's text at `etag`, the version the preview was made on, so a
- * draft shows — and, approved, starts — the runs of that version whatever
- * the library holds later.
- */
-export interface LaunchRecord extends LaunchSummary {
-  v: 1;
-  inputs: Record<string, unknown>;
-  source: string;
-}
+export type { LaunchRecord } from '../records-contract.js';
 
 /** The record file of an id; anything else in launches/ is not ours (a temp file aside). */
 export const RECORD_FILE = new RegExp(`^(${LAUNCH_ID.source.slice(1, -1)})\\.json$`);

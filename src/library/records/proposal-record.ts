@@ -3,20 +3,10 @@ import { ENTRY_STATES } from '../../schema/state.js';
 import type { Problem } from '../../template/problems.js';
 import { problem } from '../../template/problems.js';
 import { LIMITS } from '../../template/read.js';
+import type { ProposalRecord } from '../records-contract.js';
 import { parseShape, type RecordShape } from './kind.js';
 
-/**
- * One proposal as it is kept: `proposals/<id>.json` under the library root,
- * one JSON object, written whole with the atomic writes. `saving` is the
- * save's intent (store.ts): the name and ETag it is about to save, whether
- * that is the operator's edit, who asked and what it replaces, so a save a
- * crash cut short is recorded as the one asked.
- */
-export interface ProposalRecord extends ProposalSummary {
-  v: 1;
-  source: string;
-  saving: { name: string; etag: string; at: string; edited: boolean; by: string | null; replaced: ProposalReplaced } | null;
-}
+export type { ProposalRecord } from '../records-contract.js';
 
 /** The record file of an id; anything else in proposals/ is not ours (a temp file aside). */
 export const RECORD_FILE = new RegExp(`^(${PROPOSAL_ID.source.slice(1, -1)})\\.json$`);
