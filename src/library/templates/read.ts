@@ -232,27 +232,81 @@ interface Against {
   hash: string;
 }
 
+/** The facts of `name`, when the stats of its copy, marker and intent prove the kept ones (entry-cache.ts, as the list proves them); else null. */
+function keptFacts(ctx: LibraryContext, name: string, folder: Folder): TemplateFacts | null {
+  if (!folder || ctx.readOnly.has(name) || !ctx.entries.has(name)) return null;
+  const at = (file: string) => lstatSyncOrNull(`${folder.dir}/${file}`);
+  return ctx.entries.get(name, at(`${name}.yaml`), at(`.${name}.shipped`), at(templateIntentFile(name)))?.facts ?? null;
+}
+
+/** readTemplate, its facts kept for the next read and list when its files' stats can prove them. */
+function readAndKeep(ctx: LibraryContext, name: string, folder: Folder): TemplateRead | null {
+  const r = readTemplate(ctx, name, folder);
+  if (r?.stats) ctx.entries.set(name, r.stats, r.readAt, r.facts);
+  return r;
+}
+
 /**
  * The card diffs against the header's base when the library holds it; else,
  * for an operator copy of a shipped template, today's shipped bytes; else
  * nothing.
  */
-function againstOf(ctx: LibraryContext, r: TemplateRead, base: string | null, folder: Folder): Against | null {
-  const name = r.facts.name;
+function againstOf(ctx: LibraryContext, facts: TemplateFacts, base: string | null, folder: Folder): Against | null {
+  const name = facts.name;
   if (base && base !== name && isTemplateName(base)) {
-    const b = readTemplate(ctx, base, folder);
+    const b = readAndKeep(ctx, base, folder);
     if (b) return { against: { name: base, kind: 'base', source: b.source }, hash: b.facts.hash };
   }
   const shipped = ctx.shipped.templates.get(name);
-  if (shipped && r.facts.state !== 'shipped') return { against: { name, kind: 'shipped', source: shipped.text }, hash: shipped.hash };
+  if (shipped && facts.state !== 'shipped') return { against: { name, kind: 'shipped', source: shipped.text }, hash: shipped.hash };
   return null;
 }
 
+/** What againstOf would diff against, from kept facts alone: its kind, name and sha256; null for nothing; undefined when only reading can tell. */
+function keptAgainst(ctx: LibraryContext, facts: TemplateFacts, base: string | null, folder: Folder): [string, string, string] | null | undefined {
+  const name = facts.name;
+  if (base && base !== name && isTemplateName(base)) {
+    const b = keptFacts(ctx, base, folder);
+    // not kept: a base never read yet, or none at all (then the shipped bytes are diffed): read
+    return b ? ['base', base, b.hash] : undefined;
+  }
+  const shipped = ctx.shipped.templates.get(name);
+  return shipped && facts.state !== 'shipped' ? ['shipped', name, shipped.hash] : null;
+}
+
 /**
- * A read template with its card: the answer kept in the answer memo when
- * everything it is made of is as it was (answer-memo.ts), else built — its
- * validations from the memo — and kept. A validation that walked a whole set
- * of names cannot be keyed on its refs: such an answer is built every time.
+ * The answer memo's key (answer-memo.ts): everything a template's answer
+ * with its card is made of. `facts` are decided by the copy's sha256, its
+ * marker (and intent) and the shipped version; `refs`, what both
+ * validations asked the catalogue and were told.
+ */
+function answerKey(ctx: LibraryContext, facts: TemplateFacts, against: [string, string, string] | null, own: string, theirs: string | null): string {
+  const shipped = ctx.shipped.templates.get(facts.name)?.hash ?? null;
+  return JSON.stringify([facts, shipped, against, own, theirs, ctx.diverged.templates.get(facts.name) ?? null]);
+}
+
+/**
+ * The kept answer of `name`, proven without reading a file: its facts and
+ * its base's by stat, both validations by their kept refs. Null when any of
+ * it cannot be proven so; the caller then reads.
+ */
+function keptAnswer(ctx: LibraryContext, name: string, l: CatalogueGen, folder: Folder): TemplateDetail | null {
+  const facts = keptFacts(ctx, name, folder);
+  const own = facts && ctx.memo.proven(name, facts.hash, l);
+  if (!facts || !own?.refs) return null;
+  const a = keptAgainst(ctx, facts, own.outline.base, folder);
+  if (a === undefined) return null;
+  const theirs = a && ctx.memo.proven(undefined, a[2], l);
+  if (a && !theirs?.refs) return null;
+  return ctx.answers.get(name, answerKey(ctx, facts, a, own.refs, theirs?.refs ?? null));
+}
+
+/**
+ * A read template with its card: the kept answer when the key made from
+ * what was read finds one (a file read again within the racy window, or
+ * saved and then read), else built — its validations from the memo — and
+ * kept. A validation that walked a whole set of names cannot be keyed on
+ * its refs: such an answer is not kept.
  */
 function answerOf(ctx: LibraryContext, r: TemplateRead, l: CatalogueGen, folder: Folder): TemplateDetail {
   const name = r.facts.name;
@@ -262,21 +316,10 @@ function answerOf(ctx: LibraryContext, r: TemplateRead, l: CatalogueGen, folder:
     return d;
   }
   const own = ctx.memo.whole(name, r.source, r.facts.hash, l);
-  const a = againstOf(ctx, r, own.outline.base, folder);
+  const a = againstOf(ctx, r.facts, own.outline.base, folder);
   // proven here, once: the card's validator finds both under this look without asking again
-  const theirs = a ? ctx.memo.whole(undefined, a.against.source, a.hash, l) : null;
-  const key =
-    own.refs === null || theirs?.refs === null
-      ? null
-      : JSON.stringify([
-          r.facts,
-          r.marker,
-          ctx.shipped.templates.get(name)?.hash ?? null,
-          a ? [a.against.kind, a.against.name, a.hash] : null,
-          own.refs,
-          theirs?.refs ?? null,
-          ctx.diverged.templates.get(name) ?? null,
-        ]);
+  const theirs = a ? ctx.memo.whole(undefined, a.against.source, a.hash, l).refs : null;
+  const key = own.refs !== null && (!a || theirs !== null) ? answerKey(ctx, r.facts, a && [a.against.kind, a.against.name, a.hash], own.refs, theirs) : null;
   const kept = key === null ? null : ctx.answers.get(name, key);
   if (kept) return kept;
   const d = detailOf(ctx, r, l);
@@ -290,14 +333,20 @@ function answerOf(ctx: LibraryContext, r: TemplateRead, l: CatalogueGen, folder:
  * asked name by name (look.ts pointCatalogue), so a read or a save's answer
  * costs the same in a library of ten templates or ten thousand; the list
  * takes the whole look. With its card, the answer is the kept one while
- * nothing it is made of changed.
+ * the stats of its files and its base's, and the memo's refs, prove that
+ * nothing it is made of changed: no file is read then.
  */
 export function getTemplate(ctx: LibraryContext, name: string, card = false): TemplateDetail | null {
   const folder = templatesFolder(ctx);
-  const r = readTemplate(ctx, name, folder);
-  if (!r) return null;
+  if (!card) {
+    const r = readTemplate(ctx, name, folder);
+    return r && detailOf(ctx, r, pointLook(ctx));
+  }
   const l = pointLook(ctx);
-  return card ? answerOf(ctx, r, l, folder) : detailOf(ctx, r, l);
+  const kept = keptAnswer(ctx, name, l, folder);
+  if (kept) return kept;
+  const r = readAndKeep(ctx, name, folder);
+  return r && answerOf(ctx, r, l, folder);
 }
 
 /** The templates folder, its files opened by name (ENOENT when absent); null when there is none to read. */

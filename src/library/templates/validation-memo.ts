@@ -136,6 +136,16 @@ export class ValidationMemo {
     return { outline: memo.outline, validation, refs: memo.refs };
   }
 
+  /**
+   * The outline and kept refs of `hash` validated as `name` (undefined: as
+   * no name), when a kept memo holds under this catalogue — without the
+   * bytes; else null.
+   */
+  proven(name: string | undefined, hash: string, at: CatalogueGen): { outline: TemplateOutline; refs: string | null } | null {
+    const m = this.find(name ?? '', hash, at);
+    return m && { outline: m.outline, refs: m.refs };
+  }
+
   /** A validator for the card under this look's catalogue, answering from the memo. */
   validator(at: CatalogueGen): Validator {
     return (source, options) => {
