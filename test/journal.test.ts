@@ -92,6 +92,18 @@ describe("the previous release's records", () => {
     for (const p of ['desk-round.json', 'desk-upgrade.json', 'desk-history']) expect(existsSync(join(root, '.git', p)), p).toBe(false);
   });
 
+  test('a .git that is a link is not looked into', async () => {
+    const other = join(root, 'other');
+    await mkdir(join(other, 'desk-history', 'pending'), { recursive: true });
+    await writeFile(join(other, 'desk-round.json'), JSON.stringify({ remote: HEX, head: null }));
+    await writeFile(join(other, 'desk-history', 'pending', OLD_JOB(1)), JSON.stringify(job('save one')));
+    await symlink(other, join(root, '.git'));
+    expect(await adoptLegacy(root)).toEqual({ round: false, upgrade: false, commits: 0 });
+    expect(listEntries(root, '')).toEqual([]);
+    expect(existsSync(join(other, 'desk-round.json'))).toBe(true);
+    expect(existsSync(join(other, 'desk-history', 'pending', OLD_JOB(1)))).toBe(true);
+  });
+
   test('a start cut short between writing the entries and removing the old files adopts them again, the same', async () => {
     await legacy();
     await writeEntryDurable(root, NEW_JOB(1), 'commit', job('save one'));

@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMIT_PREFIX, LANDING_ENTRY, LEGACY, ROUND_ENTRY, UPGRADE_ENTRY } from '../layout.js';
+import { COMMIT_PREFIX, gitDirOf, LANDING_ENTRY, LEGACY, ROUND_ENTRY, UPGRADE_ENTRY } from '../layout.js';
 import { type EntryKind, writeEntryDurable } from './journal.js';
 
 /**
@@ -47,6 +47,8 @@ export interface Adopted {
 
 export async function adoptLegacy(root: string): Promise<Adopted> {
   const out: Adopted = { round: false, upgrade: false, commits: 0 };
+  // only a repository history would use (history/repo.ts gitDirKind): a `.git` that is a link or a file is not looked into
+  if (!lstatSync(gitDirOf(root), { throwIfNoEntry: false })?.isDirectory()) return out;
   const at = (segs: readonly string[]) => join(root, ...segs);
   const single = async (segs: readonly string[], name: string, kind: EntryKind): Promise<boolean> => {
     const v = readOld(at(segs));
