@@ -18,10 +18,11 @@ import { defineConfig } from 'vitest/config';
  */
 /**
  * The proofs whose every run kills or crashes the service again and again,
- * or drives several desks' real servers: too long for `npm test` even in
- * their short version (over 10 s each), so only this script runs
- * them. `npm test` keeps the in-process proofs at PROOF_ROUNDS=3 and the
- * short version of the other files listed below.
+ * drives several desks' real servers, or proves a team's sharing (desks and
+ * a teammate's clone on one remote, git fsck after each): over 10 s each
+ * even in a short version, so only this script runs them. `npm test` keeps
+ * the in-process proofs at PROOF_ROUNDS=3, the two-desk sync tests
+ * (sync.test.ts) and the short version of the other files listed below.
  */
 export const PROOF_ONLY = [
   'test/proof-crash.test.ts',
@@ -29,6 +30,8 @@ export const PROOF_ONLY = [
   'test/proof-journal-legacy.test.ts',
   'test/upgrade-kill.test.ts',
   'test/sync-process.test.ts',
+  'test/sync-shared.test.ts',
+  'test/sync-teammate.test.ts',
   'test/history-server.test.ts',
   'test/git-filters-kill.test.ts',
   'test/library-recovery.test.ts',
