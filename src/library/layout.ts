@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DeskError } from '../errors.js';
 import { PROPOSAL_ID } from '../schema/proposals.js';
 import { isRoleName, isTemplateName } from '../template/names.js';
@@ -17,6 +18,7 @@ import { isRoleName, isTemplateName } from '../template/names.js';
  * proposals/<id>.json
  * launches/<id>.json
  * .desk-journal/<entry>.intent            what a crash must finish: a round, an upgrade, queued commits (disk/journal.ts)
+ * .git/                                   the repository history keeps (docs/history.md), when it is a folder
  * ```
  *
  * Paths come as segments (what disk/fs-safe.ts walks, one folder at a time,
@@ -41,6 +43,10 @@ export const PROPOSALS = 'proposals';
 export const LAUNCHES = 'launches';
 /** The journal's folder at the top of the root (disk/journal.ts): never committed, never synced. */
 export const JOURNAL = '.desk-journal';
+/** The repository's folder at the top of the root (docs/history.md): history is kept only when it is a folder. */
+export const GIT_DIR = '.git';
+/** The repository's folder of a root, as git is told it (GIT_DIR) and as a start looks at it. */
+export const gitDirOf = (root: string): string => join(root, GIT_DIR);
 /** The files of a role's folder. */
 export const ROLE_FILES = ['role.md', 'kit.json', '.shipped'] as const;
 
@@ -64,7 +70,7 @@ export const UPGRADE_ENTRY = 'upgrade.intent';
 export const LANDING_ENTRY = 'landing.intent';
 export const COMMIT_PREFIX = 'commit-';
 /** Where the release before the journal kept those records, under `.git/`; a start adopts them into the journal (disk/journal-legacy.ts). */
-export const LEGACY = { round: ['.git', 'desk-round.json'], upgrade: ['.git', 'desk-upgrade.json'], pending: ['.git', 'desk-history', 'pending'], landing: ['.git', 'desk-history', 'landing.json'] } as const;
+export const LEGACY = { round: [GIT_DIR, 'desk-round.json'], upgrade: [GIT_DIR, 'desk-upgrade.json'], pending: [GIT_DIR, 'desk-history', 'pending'], landing: [GIT_DIR, 'desk-history', 'landing.json'] } as const;
 
 /** Segments as git names them: `templates/quick-fix.yaml`. */
 export const rel = (segs: Segments): string => segs.join('/');

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { setPriority } from 'node:os';
-import { join } from 'node:path';
+import { gitDirOf } from '../layout.js';
 
 /**
  * The one way this service runs git (docs/history.md; docs/operations.md,
@@ -205,7 +205,7 @@ function sshCommand(env: NodeJS.ProcessEnv): string {
 
 /** The environment every git process gets: the named pass-through variables, then the fixed ones. */
 function gitEnv(root: string, baseEnv: NodeJS.ProcessEnv = process.env, extra: GitOptions['env'] = {}): NodeJS.ProcessEnv {
-  const gitDir = join(root, '.git');
+  const gitDir = gitDirOf(root);
   const passed: NodeJS.ProcessEnv = {};
   for (const name of GIT_PASS_THROUGH) if (baseEnv[name] !== undefined) passed[name] = baseEnv[name];
   return {
@@ -229,7 +229,7 @@ function gitEnv(root: string, baseEnv: NodeJS.ProcessEnv = process.env, extra: G
 export function gitAt(root: string, o: GitAtOptions = {}): Git {
   const bin = o.bin ?? 'git';
   const baseEnv = o.env ?? process.env;
-  const gitDir = join(root, '.git');
+  const gitDir = gitDirOf(root);
   const run = (args: readonly string[], options: GitOptions = {}): Promise<GitResult> =>
     new Promise((resolve, reject) => {
       const timeout = options.timeoutMs ?? o.timeoutMs ?? 0;

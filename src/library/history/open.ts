@@ -14,7 +14,7 @@ import type { Recorder, RoundRecord } from './recorder.js';
 import { ensureIgnore, gitDirKind, hideForeign, indexToHead, initRepo, ownedPath, recoverLocks, reportLocks } from './repo.js';
 import { blobId, keyOf, type NameKey, type ObjectFormat, readAll, readName, readPaths, type Snapshot } from './snapshot.js';
 import type { History } from './types.js';
-import { TRACKED_TOP } from '../layout.js';
+import { gitDirOf, TRACKED_TOP } from '../layout.js';
 
 export interface HistoryOptions {
   /** `Name <email>` (DESK_AUTHOR): every commit's committer, and the author of those no person asked for; default `desk <desk@localhost>` */
@@ -91,7 +91,7 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   const git = gitAt(fs.root, { bin, env: o.env });
   const kind = await gitDirKind(fs.root);
   if (kind === 'other') {
-    const why = `${join(fs.root, '.git')} is not a folder (a linked work tree or a link): the library keeps no history`;
+    const why = `${gitDirOf(fs.root)} is not a folder (a linked work tree or a link): the library keeps no history`;
     logger.warn({ history: false }, why);
     return off(why);
   }

@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile, unlink, writeFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { unitOf } from '../layout.js';
+import { gitDirOf, unitOf } from '../layout.js';
 import type { LibraryLogger } from '../context.js';
 import type { Git } from './git.js';
 
@@ -37,7 +37,7 @@ export async function ensureIgnore(root: string): Promise<boolean> {
 
 /** `.git` is a folder, missing, or something else (a file of a linked work tree, a link): only a folder is used. */
 export async function gitDirKind(root: string): Promise<'dir' | 'missing' | 'other'> {
-  const st = await lstat(join(root, '.git')).catch(() => null);
+  const st = await lstat(gitDirOf(root)).catch(() => null);
   if (!st) return 'missing';
   return st.isDirectory() ? 'dir' : 'other';
 }

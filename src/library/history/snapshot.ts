@@ -12,11 +12,9 @@ import { isSha256, KEPT_BASES, keptBase, keptRoleBase, LAUNCHES, PROPOSALS, ROLE
  * (a link, a FIFO, a folder, over its cap) is left out: history leaves it as
  * it was committed, as the library leaves such files alone.
  *
- * Tracked per name:
- * - template `n`: `templates/n.yaml`, `templates/.n.shipped`, and the kept
- *   base `templates/.shipped-base/<sha256>.yaml` its marker names;
- * - role `n`: `roles/n/role.md`, `roles/n/kit.json`, `roles/n/.shipped`;
- * - and, belonging to no name, the proposal records `proposals/<id>.json`.
+ * What is tracked is layout.ts's to say: a name's files (templatePaths,
+ * rolePaths), with the kept base its marker names, and the files of no name
+ * (unitOf's `plain`).
  */
 export type Snapshot = Map<string, Buffer | null>;
 

@@ -4,10 +4,8 @@
  * the write has landed. Routes and sync code against this interface only;
  * it is reached as `library.history`.
  *
- * Paths are root-relative with forward slashes, as git names them:
- * `templates/quick-fix.yaml`, `templates/.quick-fix.shipped`,
- * `roles/reviewer/role.md` (a role is the folder `roles/<name>/`: `role.md`,
- * optional `kit.json`, marker `.shipped`), `proposals/<id>.json`.
+ * Paths are root-relative with forward slashes, as git names them
+ * (`templates/quick-fix.yaml`); which paths there are is layout.ts's to say.
  */
 
 /** One commit as the readers answer it. */

@@ -1,11 +1,10 @@
-import { join } from 'node:path';
 import { isRoleName, isTemplateName } from '../../template/names.js';
 import type { LibraryLogger } from '../context.js';
 import { type FsContext, lstatSyncOrNull } from '../disk/fs-safe.js';
 import { readEntry, removeEntry, writeEntryDurable } from '../disk/journal.js';
 import { Journal, toEntry } from '../history/journal.js';
 import { readName, readPaths } from '../history/snapshot.js';
-import { keptBase, keptRoleBase, rel, roleFile, templateMarker, UPGRADE_ENTRY } from '../layout.js';
+import { gitDirOf, keptBase, keptRoleBase, rel, roleFile, templateMarker, UPGRADE_ENTRY } from '../layout.js';
 
 /**
  * An upgrade under way (docs/operations.md, Upgrading): the names it moves,
@@ -30,7 +29,7 @@ export interface UpgradeJournal {
 }
 
 /** History runs only where `.git` is a folder (history/repo.ts gitDirKind). */
-const keepsHistory = (fs: FsContext): boolean => lstatSyncOrNull(join(fs.root, '.git'))?.isDirectory() === true;
+const keepsHistory = (fs: FsContext): boolean => lstatSyncOrNull(gitDirOf(fs.root))?.isDirectory() === true;
 
 /** The shipped version a copy's marker names now (first line), or null with no marker. */
 export function markerShipped(fs: FsContext, kind: 'template' | 'role', name: string): string | null {
