@@ -2,6 +2,7 @@ import type { EntryChanged } from '../../schema/events.js';
 import type { LibraryReads } from '../entries.js';
 import type { EventBus } from './bus.js';
 import { FolderWatches, type Kind } from './folders.js';
+import { KeyedQueue } from '../queue.js';
 
 export interface WatchOptions {
   /** ms between full relists, the safety net for what the folder watches miss. Default 60000. */
@@ -79,8 +80,8 @@ export class LibraryWatcher {
   private relistTimer: NodeJS.Timeout | null = null;
   private settleTimer: NodeJS.Timeout | null = null;
   private burstStart = 0;
-  /** the looks run one after another, never side by side: a relist's older read never overwrites a newer one */
-  private looks: Promise<void> = Promise.resolve();
+  /** the looks run one after another, never side by side (the serializer's one key): a relist's older read never overwrites a newer one */
+  private readonly looks = new KeyedQueue();
   /** the generation whose look is queued and not yet begun; -1: none */
   private queuedFor = -1;
   private relistDue = false;
@@ -214,7 +215,7 @@ export class LibraryWatcher {
   private queueLook(gen: number): void {
     if (this.queuedFor === gen) return;
     this.queuedFor = gen;
-    this.looks = this.looks.then(() => {
+    void this.looks.run('look', () => {
       if (this.queuedFor === gen) this.queuedFor = -1;
       return this.look(gen);
     });
