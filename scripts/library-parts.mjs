@@ -82,6 +82,8 @@ async function main() {
     const level = pairs.includes(p) ? 'error' : 'warn';
     process.stdout.write(`  ${level} library-parts: ${p.a} ⇄ ${p.b}\n${p.imports.map((i) => `      ${i}\n`).join('')}`);
   }
+  const found = new Set(all.map((p) => `${p.a} ⇄ ${p.b}`));
+  for (const k of KNOWN) if (!found.has(k)) process.stdout.write(`  info library-parts: ${k} is taken apart: remove it from KNOWN in scripts/library-parts.mjs\n`);
   process.stdout.write(
     pairs.length
       ? `\nx ${pairs.length} pair(s) of src/library's parts import each other (scripts/library-parts.mjs): move what both need to where it belongs.\n`
