@@ -5,7 +5,9 @@
  * library) and warm, and prints one JSON line (ChildResult). The JIT is warmed on a small root first
  * so the first list at N measures the library, not the compiler.
  */
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { buildApp } from '../src/app.js';
+import { openLibrary } from '../src/library/library.js';
 import { timeAsync } from './library.js';
 import { makeOperatorRoot } from './operator-root.js';
 import { median } from './table.js';
@@ -17,6 +19,10 @@ export interface ChildResult {
   rssMB: number;
   heapUsedMB: number;
   externalMB: number;
+  /** the V8 heap committed (used or not), MB */
+  heapCommittedMB: number;
+  /** used MB per V8 heap space (old, code, large objects, new…) */
+  spacesMB: Record<string, number>;
 }
 
 async function firstList(root: string): Promise<number> {
@@ -32,13 +38,16 @@ async function firstList(root: string): Promise<number> {
 /**
  * `time`: cold first lists (fresh libraries) and the warm list's median.
  * `rss`: one library lists once cold and once warm, then answers a health check
- * (which lists again), then the memory is read —
+ * (which lists again) and waits for its history to settle, then the memory is read —
  * in a process that did nothing else, so the figure is the library's and not
  * the timing loop's garbage (megabytes of response bodies).
  */
 async function main(mode: string, n: number, root: string): Promise<Partial<ChildResult>> {
   if (mode === 'rss') {
-    const app = await buildApp({ libraryOptions: { root }, web: false });
+    // opened here so its history can be waited for: a root never committed is imported once, in the background,
+    // and its bytes held meanwhile are the first start's, not what listing keeps
+    const library = await openLibrary({ root });
+    const app = await buildApp({ library, web: false });
     for (const url of ['/api/desk/templates', '/api/desk/templates', '/api/desk/health']) {
       const r = await app.inject({ method: 'GET', url });
       if (r.statusCode !== 200) throw new Error(`${url} answered ${r.statusCode}`);
@@ -46,10 +55,14 @@ async function main(mode: string, n: number, root: string): Promise<Partial<Chil
     // the health check last (a third list, warm, with a small answer): inject keeps its
     // last response reachable, and the list's (its body as a string and as bytes, 7.5 MB
     // each at 10,000) is the harness's memory, not the library's
+    await library.history.settle();
     (globalThis as { gc?: () => void }).gc?.();
     const m = process.memoryUsage();
+    const spacesMB = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name.replace(/_space$/, ''), s.space_used_size / 2 ** 20]));
+    const heapCommittedMB = getHeapStatistics().total_heap_size / 2 ** 20;
     await app.close();
-    return { n, rssMB: m.rss / 2 ** 20, heapUsedMB: m.heapUsed / 2 ** 20, externalMB: m.external / 2 ** 20 };
+    await library.close();
+    return { n, rssMB: m.rss / 2 ** 20, heapUsedMB: m.heapUsed / 2 ** 20, externalMB: m.external / 2 ** 20, heapCommittedMB, spacesMB };
   }
   const warmup = await makeOperatorRoot(50, { settle: false });
   for (let i = 0; i < 5; i++) await firstList(warmup.root);

@@ -90,7 +90,7 @@ async function getList(app: App, n: number): Promise<void> {
   if (count < n) throw new Error(`list held ${count} templates, expected at least ${n}`);
 }
 
-async function warmAndCold(op: OperatorRoot): Promise<BenchRow[]> {
+export async function warmAndCold(op: OperatorRoot): Promise<BenchRow[]> {
   const n = op.names.length;
   // cold: a fresh library (new process state for the library, same JIT) lists for the first time
   const cold: number[] = [];
@@ -250,7 +250,7 @@ async function child(n: number): Promise<ChildResult> {
   }
 }
 
-async function scale(): Promise<BenchRow[]> {
+export async function scale(): Promise<BenchRow[]> {
   const runs: ChildResult[] = [];
   for (const n of [100, 1_000, 10_000]) runs.push(await child(n));
   const rows: BenchRow[] = runs.map((r) => ({
@@ -273,8 +273,15 @@ async function scale(): Promise<BenchRow[]> {
   });
   rows.push(linear('warm list', small.warmPerTemplateUs, large.warmPerTemplateUs));
   rows.push(linear('cold first list', small.coldPerTemplateUs, large.coldPerTemplateUs));
+  const mb = (x: number) => `${x.toFixed(0)} MB`;
+  const spaces = Object.entries(large.spacesMB)
+    .filter(([, used]) => used >= 0.5)
+    .sort((a, b) => b[1] - a[1])
+    .map(([space, used]) => `${space} ${mb(used)}`)
+    .join(', ');
+  const native = large.rssMB - large.heapCommittedMB - large.externalMB;
   rows.push({
-    name: `RSS after listing 10,000 templates (child process, after gc; JS heap ${large.heapUsedMB.toFixed(0)} MB, buffers ${large.externalMB.toFixed(0)} MB)`,
+    name: `RSS after listing 10,000 templates (child process, history settled, after gc): JS heap used ${mb(large.heapUsedMB)} (${spaces}) of ${mb(large.heapCommittedMB)} committed, buffers ${mb(large.externalMB)}, the rest (code, native) ${mb(native)}`,
     value: large.rssMB,
     unit: 'MB',
     goal: '≤ 200 MB',

@@ -13,10 +13,12 @@ import { packageRoot } from '../src/paths.js';
 import type { BenchRow } from './table.js';
 
 const GROUPS = ['validate', 'hostile', 'diff', 'library', 'http', 'mcp', 'launch', 'page', 'history', 'sync', 'upgrade', 'idle'] as const;
+/** Run only when named: `list` is the library group's list and memory rows without its saves. */
+const NAMED_ONLY = ['list'] as const;
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
-  const groups = wanted.length ? GROUPS.filter((g) => wanted.includes(g)) : [...GROUPS];
+  const groups: string[] = wanted.length ? [...GROUPS, ...NAMED_ONLY].filter((g) => wanted.includes(g)) : [...GROUPS];
   const sections: string[] = [];
   let misses = 0;
   for (const group of groups) {
