@@ -11,7 +11,7 @@ import { KitTools } from './catalogue.js';
 import { EntryCache } from './templates/entry-cache.js';
 import { getTemplate, listTemplates } from './templates/read.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
-import type { Library } from './types.js';
+import type { LibraryReads } from './entries.js';
 import { ValidationMemo } from './templates/validation-memo.js';
 import { checkRoleName, checkTemplateName } from './layout.js';
 
@@ -40,8 +40,8 @@ export interface ReaderOptions {
   now?: () => number;
 }
 
-/** The read calls of the Library contract (types.ts): each looks at the disk afresh, and none writes. */
-export type LibraryReads = Pick<Library, 'catalogue' | 'listTemplates' | 'getTemplate' | 'listRoles' | 'getRole'>;
+/** The read calls of the Library contract (entries.ts): each looks at the disk afresh, and none writes. */
+export type { LibraryReads };
 
 export interface LibraryReader extends LibraryReads {
   /** the root's real path, or null when there is none */
