@@ -281,8 +281,22 @@ function keptAgainst(ctx: LibraryContext, facts: TemplateFacts, base: string | n
  * validations asked the catalogue and were told.
  */
 function answerKey(ctx: LibraryContext, facts: TemplateFacts, against: [string, string, string] | null, own: string, theirs: string | null): string {
-  const shipped = ctx.shipped.templates.get(facts.name)?.hash ?? null;
-  return JSON.stringify([facts, shipped, against, own, theirs, ctx.diverged.templates.get(facts.name) ?? null]);
+  const shipped = ctx.shipped.templates.get(facts.name)?.hash ?? '-';
+  const why = ctx.diverged.templates.get(facts.name);
+  // one line each: names are pattern-checked, hashes hex, and refs JSON (no raw line break), so no part can pass for another
+  return [
+    facts.name,
+    facts.state,
+    facts.edited_outside,
+    facts.shipped,
+    facts.read_only,
+    facts.hash,
+    shipped,
+    against ? against.join(' ') : '-',
+    own,
+    theirs ?? '-',
+    why ? JSON.stringify(why) : '-',
+  ].join('\n');
 }
 
 /**
