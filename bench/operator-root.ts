@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RACY_MS } from '../src/library/templates/entry-cache.js';
+import { RACY_MS } from '../src/library/memos/entry-cache.js';
 import { harnessDir } from '../src/paths.js';
 
 export interface OperatorRoot {
@@ -43,7 +43,7 @@ export function variant(shipped: [string, string][], i: number): [string, string
 
 /**
  * Writes `n` operator templates, then waits out the cache's racy window
- * (src/library/templates/entry-cache.ts) so the files are as old as an operator's library is: a
+ * (src/library/memos/entry-cache.ts) so the files are as old as an operator's library is: a
  * file younger than that is hashed again on every read, by design.
  */
 export async function makeOperatorRoot(n: number, opts: { settle?: boolean } = {}): Promise<OperatorRoot> {

@@ -18,7 +18,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openLibrary } from '../src/library/library.js';
-import { RACY_MS } from '../src/library/templates/entry-cache.js';
+import { RACY_MS } from '../src/library/memos/entry-cache.js';
 import { threeWayMerge } from '../src/library/templates/three-way.js';
 import type { Library } from '../src/library/types.js';
 import { harnessDir } from '../src/paths.js';

@@ -1,5 +1,5 @@
 /**
- * The answer memo (src/library/templates/answer-memo.ts): a template's
+ * The answer memo (src/library/memos/answer-memo.ts): a template's
  * answer with its card is kept while everything it is made of is as it was,
  * proven by its files' stats, its base's, and the validation memo's refs —
  * and never served once any of those changed. The clock is set ahead, so
@@ -9,7 +9,7 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { openLibraryReader, type LibraryReader } from '../src/library/reader.js';
-import { AnswerMemo, MAX_BYTES, MAX_NAMES } from '../src/library/templates/answer-memo.js';
+import { AnswerMemo, MAX_BYTES, MAX_NAMES } from '../src/library/memos/answer-memo.js';
 import type { TemplateDetail } from '../src/library/types.js';
 import { ALPHA, BETA, type Fixture, fixture } from './http-fixture.js';
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restoreVersion, templateVersions } from '../src/library/history/versions.js';
 import { gitAt } from '../src/library/history/git.js';
-import { LibrarySync } from '../src/library/history/sync.js';
+import { LibrarySync } from '../src/library/sync/sync.js';
 import type { Library } from '../src/library/types.js';
 import { armed, ENV, git, gitBytes, look } from './git-armed.js';
 import { fixture, tempDir, tpl } from './library-helpers.js';

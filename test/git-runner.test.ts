@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LibrarySync } from '../src/library/history/sync.js';
+import { LibrarySync } from '../src/library/sync/sync.js';
 import type { Library } from '../src/library/types.js';
 import { fixture, tempDir, tpl } from './library-helpers.js';
 

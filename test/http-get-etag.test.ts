@@ -2,7 +2,7 @@
  * A template's GET carries two validators (docs/api.md, Conditional GET):
  * the strong `ETag` of the bytes that load, for If-Match on a write, and the
  * weak `desk-answer-etag` of the whole answer, for If-None-Match. The answer
- * is kept between reads (templates/answer-memo.ts), so each test changes one
+ * is kept between reads (memos/answer-memo.ts), so each test changes one
  * thing the answer is made of — and only that — and asks that the weak one
  * moves and a 304 is no longer given, while the file's ETag stays.
  */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { formatEntry, listEntries, parseEntry, readEntry, writeEntryDurable } from '../src/library/disk/journal.js';
 import { adoptLegacy } from '../src/library/disk/journal-legacy.js';
-import { clearRound, loadRound, saveRound } from '../src/library/history/sync-store.js';
+import { clearRound, loadRound, saveRound } from '../src/library/sync/store.js';
 import { openLibrary } from '../src/library/library.js';
 
 let root = '';

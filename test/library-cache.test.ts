@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { RACY_MS } from '../src/library/templates/entry-cache.js';
+import { RACY_MS } from '../src/library/memos/entry-cache.js';
 import { validateTemplate } from '../src/template/validate.js';
 import { fixture, tpl } from './library-helpers.js';
 

@@ -1,7 +1,7 @@
 import { rm, utimes, writeFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { RACY_MS } from '../src/library/templates/entry-cache.js';
+import { RACY_MS } from '../src/library/memos/entry-cache.js';
 import { ALPHA, API, BETA, fixture } from './http-fixture.js';
 
 /**

@@ -1,12 +1,12 @@
 /**
- * The per-name decision of a sync (src/library/history/sync-merge.ts), pure:
+ * The per-name decision of a sync (src/library/sync/merge.ts), pure:
  * base, local and remote files in, keep / write / conflict out. The marker
  * rules of docs/history.md, Sync, each with a case.
  */
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/library/disk/markers.js';
-import { type Blob, mergePlainFile, mergeTemplate, type TemplateSide } from '../src/library/history/sync-merge.js';
-import { remoteLabel } from '../src/library/history/sync-store.js';
+import { type Blob, mergePlainFile, mergeTemplate, type TemplateSide } from '../src/library/sync/merge.js';
+import { remoteLabel } from '../src/library/sync/store.js';
 
 const S1 = 'a'.repeat(64);
 const S2 = 'b'.repeat(64);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
-import { LibrarySync } from '../src/library/history/sync.js';
+import { LibrarySync } from '../src/library/sync/sync.js';
 import type { Library } from '../src/library/types.js';
 import { ALPHA, type Fixture, fixture } from './http-fixture.js';
 

@@ -77,7 +77,7 @@ describe('GET /api/desk/upgrade', () => {
 
   test('what the list knows skips a copy only while its stats prove it: a marker moved by hand is planned from the disk', async () => {
     await close();
-    // a clock ahead of the files' times: the list's facts count as proved at once (templates/entry-cache.ts, the racy rule)
+    // a clock ahead of the files' times: the list's facts count as proved at once (memos/entry-cache.ts, the racy rule)
     library = await openLibrary({ root: fx.root, harnessDir: fx.harness, now: () => Date.now() + 60_000 });
     app = await buildApp({ library, web: false });
     expect((await app.inject({ url: `${API}/templates` })).statusCode).toBe(200);

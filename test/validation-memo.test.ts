@@ -3,7 +3,7 @@
 // that walked a whole set holds only under the same generation. Driven with a
 // stand-in validator that asks what its source says and counts its calls.
 import { describe, expect, test } from 'vitest';
-import { type CatalogueGen, ValidationMemo, WHOLE_KEPT } from '../src/library/templates/validation-memo.js';
+import { type CatalogueGen, ValidationMemo, WHOLE_KEPT } from '../src/library/memos/validation-memo.js';
 import { CatalogueLookups } from '../src/template/lookups.js';
 import type { Catalogue } from '../src/template/model.js';
 import { type Validation, validateTemplate } from '../src/template/validate.js';

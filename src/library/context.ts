@@ -1,12 +1,12 @@
 import type { Catalogue } from '../template/model.js';
-import type { AnswerMemo } from './templates/answer-memo.js';
+import type { AnswerMemo } from './memos/answer-memo.js';
 import type { KitTools } from './catalogue.js';
-import type { EntryCache } from './templates/entry-cache.js';
+import type { EntryCache } from './memos/entry-cache.js';
 import type { FsContext } from './disk/fs-safe.js';
 import type { KeyedQueue } from './queue.js';
 import type { Shipped } from './shipped.js';
 import type { DivergedNames } from './state.js';
-import type { ValidationMemo } from './templates/validation-memo.js';
+import type { ValidationMemo } from './memos/validation-memo.js';
 
 /** pino-compatible: objects first, message second. */
 export interface LibraryLogger {
@@ -37,7 +37,7 @@ export interface LibraryContext {
    */
   last: { catalogue: Catalogue; gen: object } | null;
   logger: LibraryLogger;
-  /** names a sync could not merge (state.ts, history/sync-files.ts); readers answer them as `diverged` */
+  /** names a sync could not merge (state.ts, sync/files.ts); readers answer them as `diverged` */
   diverged: DivergedNames;
 }
 

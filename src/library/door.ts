@@ -101,13 +101,13 @@ export interface DoorSwitches {
   slot?: 'take' | 'held';
   /**
    * Step 3 off: a sync round looks for a change on disk only where its base
-   * says the desk's copy is not in history yet (history/sync-round.ts), and a
+   * says the desk's copy is not in history yet (sync/round.ts), and a
    * decision on a diverged name never does (its copy is undecided).
    */
   found?: boolean;
   /**
    * Step 8 off: sync keeps its diverged marks itself — a round sets them, a
-   * person's decision clears them through sync's state (history/sync.ts).
+   * person's decision clears them through sync's state (sync/sync.ts).
    */
   settle?: boolean;
   /**

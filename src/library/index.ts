@@ -14,7 +14,7 @@
 export { type LibraryOptions, openLibrary } from './library.js';
 export { type LibraryReader, openLibraryReader, type ReaderOptions } from './reader.js';
 export { openRecords, type RecordStoreSettings, type RecordsOptions, type RecordStores } from './records.js';
-export type { SyncOptions } from './history/sync.js';
+export type { SyncOptions } from './sync/sync.js';
 export type { WatchOptions } from './events/watch.js';
 export { READ_ONLY_TEMPLATES } from './templates/read-only.js';
 

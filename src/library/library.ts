@@ -7,7 +7,7 @@ import { EventBus } from './events/bus.js';
 import { disabledHistory } from './history/disabled.js';
 import { type HistoryOptions, openHistory, type Opened } from './history/open.js';
 import { noRecorder } from './history/recorder.js';
-import { syncFiles } from './history/sync-files.js';
+import { syncFiles } from './sync/files.js';
 import { type FaultHook, type FsContext, rootUnwritable } from './disk/fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
 import { acquireRootLock, type LostHandler } from './disk/root-lock.js';
@@ -22,8 +22,8 @@ import { rollForward } from './roll-forward.js';
 import { planAnswer, planUpgrade } from './upgrade/plan.js';
 import { openRecords, type RecordStores, type RecordsOptions } from './records.js';
 import { LibraryWatcher, type WatchOptions } from './events/watch.js';
-import { LibrarySync, type SyncOptions } from './history/sync.js';
-import { syncOwned } from './history/sync-owned.js';
+import { LibrarySync, type SyncOptions } from './sync/sync.js';
+import { syncOwned } from './sync/owned.js';
 
 /**
  * What a reader takes (reader.ts: root, harness, read-only templates,
@@ -39,7 +39,7 @@ export interface LibraryOptions extends ReaderOptions {
   history?: HistoryOptions;
   /** The proposal and launch-draft stores' bounds (records.ts): kept, pending, per hour, waits, clock. Default: theirs. */
   records?: RecordsOptions;
-  /** The team's remote (DESK_LIBRARY_REMOTE; history/sync.ts): `library.sync` is built over it when the root is ours. Default: none, no sync. */
+  /** The team's remote (DESK_LIBRARY_REMOTE; sync/sync.ts): `library.sync` is built over it when the root is ours. Default: none, no sync. */
   sync?: SyncOptions;
   /** The watcher's relist interval and what it tells (events/watch.ts). Default: its own; a failed look is logged as a warning. */
   watch?: WatchOptions;

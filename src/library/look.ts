@@ -5,8 +5,8 @@ import { catalogueOf, type KitBytes, kitOf, kitsOf, operatorRoleNames, sameKits 
 import type { LibraryContext } from './context.js';
 import { type FsContext, lstatSyncOrNull, mapFsError, safeDirSync } from './disk/fs-safe.js';
 import { ROLES, TEMPLATES } from './layout.js';
-import { readRoleCopy } from './roles/copy.js';
-import type { CatalogueGen } from './templates/validation-memo.js';
+import { readRoleCopy } from './role-copy.js';
+import type { CatalogueGen } from './memos/validation-memo.js';
 
 /**
  * One look at the operator's folders, taken afresh by every call: the

@@ -6,13 +6,13 @@ import type { FsContext, OddFile } from './disk/fs-safe.js';
 import { look } from './look.js';
 import { listRoleEntries, roleEntry } from './roles/entries.js';
 import { loadShipped, type Shipped } from './shipped.js';
-import { AnswerMemo } from './templates/answer-memo.js';
+import { AnswerMemo } from './memos/answer-memo.js';
 import { KitTools } from './catalogue.js';
-import { EntryCache } from './templates/entry-cache.js';
+import { EntryCache } from './memos/entry-cache.js';
 import { getTemplate, listTemplates } from './templates/read.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
 import type { LibraryReads } from './entries.js';
-import { ValidationMemo } from './templates/validation-memo.js';
+import { ValidationMemo } from './memos/validation-memo.js';
 import { checkRoleName, checkTemplateName } from './layout.js';
 
 /**

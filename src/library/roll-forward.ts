@@ -21,7 +21,7 @@ import { finishUpgrade } from './upgrade/journal.js';
  * then, as the library opens, 4. the queued commits, in order, before the
  * look for changes made on disk (history/open.ts), which leaves the paths of
  * 5. a sync round to the sync's first round, which rolls it forward on the
- * same remote head (history/sync.ts): finishing a round needs the remote.
+ * same remote head (sync/sync.ts): finishing a round needs the remote.
  */
 export async function rollForward(fs: FsContext, logger: LibraryLogger): Promise<void> {
   // said once at start; the writes that need the folder are refused, naming it

@@ -7,7 +7,7 @@ export type { DivergedWhy };
 
 /**
  * Names whose copy here and the remote's differ until a person decides
- * (docs/history.md, Diverged), with why, kept by history/sync-files.ts.
+ * (docs/history.md, Diverged), with why, kept by sync/files.ts.
  * Set on the library's context so the readers see it; one map each for
  * templates and roles.
  */

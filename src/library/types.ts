@@ -9,8 +9,8 @@ import type { UpgradePlanAnswer, UpgradeRequestBody, UpgradeResultAnswer } from 
 import type { LibraryReads, LibraryWrites } from './entries.js';
 import type { EventBus } from './events/bus.js';
 import type { LibraryWatcher } from './events/watch.js';
-import type { LibrarySync } from './history/sync.js';
-import type { SyncFiles } from './history/sync-contract.js';
+import type { LibrarySync } from './sync/sync.js';
+import type { SyncFiles } from './sync/contract.js';
 import type { History } from './history/types.js';
 import type { LaunchStore, ProposalStore } from './records-contract.js';
 
@@ -34,14 +34,14 @@ export interface Library extends LibraryReads, LibraryWrites {
   readonly events: EventBus;
   /** every write above is one git commit after it lands (history/types.ts, docs/history.md) */
   readonly history: History;
-  /** the files side of a sync with the team's remote (history/sync-files.ts); absent in stand-ins */
+  /** the files side of a sync with the team's remote (sync/files.ts); absent in stand-ins */
   readonly syncFiles?: SyncFiles;
   /** the proposals a conductor makes and the operator decides (records/proposal.ts), opened once with the library: every caller uses this one */
   readonly proposals: ProposalStore;
   /** the launch drafts (records/launch.ts), likewise */
   readonly launches: LaunchStore;
   /**
-   * the sync with the team's remote (history/sync.ts), built when the library was opened with
+   * the sync with the team's remote (sync/sync.ts), built when the library was opened with
    * `sync` and has a root; null without. The app starts it when ready and stops it before closing.
    */
   readonly sync: LibrarySync | null;

@@ -5,7 +5,7 @@ import { type After, type Door, fileSteps as steps, type Write } from './door.js
 import { checkTemplateName } from './layout.js';
 import { pointLook } from './look.js';
 import { canonicalJson, canonicalRoleMd } from './roles/canonical.js';
-import { type RoleCopyView, readRoleCopy } from './roles/copy.js';
+import { type RoleCopyView, readRoleCopy } from './role-copy.js';
 import { roleEntry } from './roles/entries.js';
 import { writeRoleReset, writeRoleSave } from './roles/files.js';
 import { validateKit, validateRoleMd } from './roles/validate.js';

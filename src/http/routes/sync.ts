@@ -2,7 +2,7 @@
  * Sync with the team's remote (docs/api.md, Sync): its status, a sync now,
  * and the diverged template's actions — its other versions, the rebase of
  * this desk's copy onto the remote's version, and keep mine. A save of the
- * rebased text through PUT settles the name too (history/sync-files.ts).
+ * rebased text through PUT settles the name too (sync/files.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';

@@ -24,7 +24,7 @@ const MAX_BURST_MS = 1_000;
 /** More names of one kind in a burst (a checkout, an unpacked archive) are looked at by one list instead, which its caches keep cheap. */
 const MAX_NAMES = 32;
 
-/** What the watcher reads: the core's reads, and when a sync round runs (history/sync-contract.ts, SyncFiles.onRound). */
+/** What the watcher reads: the core's reads, and when a sync round runs (sync/contract.ts, SyncFiles.onRound). */
 type Reads = Pick<LibraryReads, 'listTemplates' | 'listRoles' | 'getTemplate' | 'getRole'> & {
   readonly root: string | null;
   syncFiles?: { onRound(listener: (running: boolean) => void): () => void } | undefined;

@@ -45,7 +45,7 @@ export interface Job {
   /** the journal file that keeps this job across a crash, or null */
   journal: string | null;
   /**
-   * A sync round's commit (history/sync-round.ts): `remote` becomes its
+   * A sync round's commit (sync/round.ts): `remote` becomes its
    * second parent; with `fastForward`, HEAD moves to `remote` instead, as
    * long as HEAD is still `head` when the job's turn comes. A merge is a
    * commit even when it changes no file: it records that the remote's

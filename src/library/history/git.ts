@@ -36,7 +36,7 @@ import { gitDirOf } from '../layout.js';
  *   that config would otherwise win over `protocol.allow`;
  * - `transfer.fsckObjects`: a fetch checks every object it receives and
  *   refuses a tree with a `..`, `.git` or `.gitmodules` trap; what fsck
- *   lets through (a link, a submodule) sync checks itself (sync-round.ts, hostilePaths);
+ *   lets through (a link, a submodule) sync checks itself (sync/round.ts, hostilePaths);
  * - no call that could run a clean or smudge filter or a textconv from
  *   `.gitattributes`: commits are built from bytes (fast-import), the index
  *   from ids (update-index --index-info, repo.ts indexToHead), and nothing checks files

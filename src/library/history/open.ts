@@ -33,7 +33,7 @@ export interface HistoryOptions {
   faults?: (step: string) => void | Promise<void>;
   /**
    * The paths a feature above history answers for at a start, which the look for changes made on disk
-   * leaves alone (openLibrary passes the sync's, history/sync-owned.ts). Default: none.
+   * leaves alone (openLibrary passes the sync's, sync/owned.ts). Default: none.
    */
   owned?: (git: Git) => Promise<(path: string) => boolean>;
 }

@@ -41,7 +41,7 @@ export interface RoundRecord {
   finish(c: { message: string; remote: string; head: string | null; fastForward: boolean; refs: ReadonlyMap<string, TreeRef> }): void;
   /**
    * The round stopped before its merge: nothing is committed, and the writes
-   * queued behind it go on. Its journal (sync-store.ts) rolls it forward, and
+   * queued behind it go on. Its journal (sync/store.ts) rolls it forward, and
    * until then the start's look for changes on disk leaves its paths alone.
    */
   abandon(): void;

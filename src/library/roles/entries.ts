@@ -1,6 +1,6 @@
 import { problem } from '../../template/problems.js';
 import type { LibraryContext } from '../context.js';
-import { readRoleCopy } from './copy.js';
+import { readRoleCopy } from '../role-copy.js';
 import { look } from '../look.js';
 import { etagOf, roleRevision } from '../disk/markers.js';
 import { validateKitText, validateRoleMd } from './validate.js';

@@ -126,7 +126,7 @@ export interface Prepared {
 }
 
 interface PrepareOptions {
-  /** a sync writes the marker that came with the file (history/sync-files.ts); its copy line must be the bytes' hash */
+  /** a sync writes the marker that came with the file (sync/files.ts); its copy line must be the bytes' hash */
   given?: Marker & { copy: string } | undefined;
   /** the base flushed before the intent is written (a lone save); else the landing flushes its folder once (a batch) */
   baseFlushed: boolean;

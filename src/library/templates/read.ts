@@ -6,7 +6,7 @@ import type { LibraryContext } from '../context.js';
 import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync, TEMPLATE_CAP } from '../disk/fs-safe.js';
 import { intentMarker, parseTemplateIntent, templateIntentFile } from '../disk/intents.js';
 import { type Look, look, pointLook, type TemplatesFolder } from '../look.js';
-import type { CatalogueGen } from './validation-memo.js';
+import type { CatalogueGen } from '../memos/validation-memo.js';
 import { etagOf, type Marker, parseMarker, sha256Hex } from '../disk/markers.js';
 import { decideState, syncState } from '../state.js';
 import { TEMPLATES } from '../layout.js';

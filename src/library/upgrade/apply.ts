@@ -30,7 +30,7 @@ import { type Door, type DoorSwitches, fileSteps as steps, type Write } from '..
 import type { EventBus } from '../events/bus.js';
 import type { Recorder } from '../history/recorder.js';
 import { checkRoleName, checkTemplateName, keptBase, keptRoleBase, rel, rolePaths, templatePaths } from '../layout.js';
-import { readRoleCopy } from '../roles/copy.js';
+import { readRoleCopy } from '../role-copy.js';
 import { roleEntry } from '../roles/entries.js';
 import { writeRoleReset, writeRoleSave } from '../roles/files.js';
 import { landSaves, type Prepared, prepareSave, writeTemplateReset } from '../templates/files.js';

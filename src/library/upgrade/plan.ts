@@ -13,12 +13,12 @@ import type { UpgradeOutcomeName, UpgradePlanAnswer } from '../../schema/upgrade
 import type { Problem } from '../../template/problems.js';
 import type { LibraryContext } from '../context.js';
 import { look, pointLook } from '../look.js';
-import type { CatalogueGen } from '../templates/validation-memo.js';
+import type { CatalogueGen } from '../memos/validation-memo.js';
 import { type FsContext, readNoFollowSync, safeDirSync } from '../disk/fs-safe.js';
 import { formatMarker, roleRevision, sha256Hex } from '../disk/markers.js';
 import { KEPT_BASES, TEMPLATES } from '../layout.js';
 import { canonicalJson, canonicalRoleMd } from '../roles/canonical.js';
-import { readRoleCopy } from '../roles/copy.js';
+import { readRoleCopy } from '../role-copy.js';
 import { roleEntry } from '../roles/entries.js';
 import { readRoleBase } from '../roles/files.js';
 import { validateKitText, validateRoleMd } from '../roles/validate.js';

@@ -1,10 +1,10 @@
-import type { TreeRef } from './recorder.js';
-import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
+import type { TreeRef } from '../history/recorder.js';
+import type { Blob, Outcome, TemplateSide } from './merge.js';
 import type { DivergedWhy } from '../../schema/sync.js';
 
 /**
- * What a sync round asks of the library (history/sync-files.ts implements
- * it; history/sync.ts and sync-round.ts drive it). A contract of plain types,
+ * What a sync round asks of the library (sync/files.ts implements
+ * it; sync/sync.ts and sync/round.ts drive it). A contract of plain types,
  * so the Library contract (types.ts) can name it without importing the
  * implementation.
  */

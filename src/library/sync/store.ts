@@ -4,7 +4,7 @@ import { writeDurable } from '../disk/atomic-write.js';
 import { readEntry, removeEntry, writeEntryDurable } from '../disk/journal.js';
 import { ROUND_ENTRY } from '../layout.js';
 import { isRoleName, isTemplateName } from '../../template/names.js';
-import type { Diverged, DivergedAt, DivergedReason } from './sync-round.js';
+import type { Diverged, DivergedAt, DivergedReason } from './round.js';
 
 /**
  * What a sync keeps of its own (docs/history.md, Sync): the diverged names,
@@ -80,7 +80,7 @@ export function remoteLabel(remote: string): string {
  * journal's round entry (disk/journal.ts), written durably before the round
  * writes its first file and removed once its commit is in HEAD. A start that
  * finds it rolls the round forward (the same remote head, decided again from
- * HEAD's files, sync-round.ts) before anything else, and the start's look for
+ * HEAD's files, sync/round.ts) before anything else, and the start's look for
  * changes made on disk leaves the round's paths to it.
  */
 export interface RoundJournal {

@@ -9,9 +9,9 @@ import type { Door, DoorSwitches, Write } from '../door.js';
 import { writeRoleReset, writeRoleSave } from '../roles/files.js';
 import { validateKitText, validateRoleMd } from '../roles/validate.js';
 import { writeTemplateDelete, writeTemplateReset, writeTemplateSave } from '../templates/files.js';
-import type { Recorder } from './recorder.js';
-import type { RoleSide, SyncFiles, SyncRound } from './sync-contract.js';
-import type { Blob, Outcome, TemplateSide } from './sync-merge.js';
+import type { Recorder } from '../history/recorder.js';
+import type { RoleSide, SyncFiles, SyncRound } from './contract.js';
+import type { Blob, Outcome, TemplateSide } from './merge.js';
 import { type FolderKind, folderOf, roleUnit, templateUnit, type Unit, unitOfFolder } from '../unit.js';
 
 /**
@@ -21,7 +21,7 @@ import { type FolderKind, folderOf, roleUnit, templateUnit, type Unit, unitOfFol
  * and intents as a save, so a save and a sync never interleave on one name.
  * What a round's step wrote is added to the round's one commit (recorder.ts)
  * before the slot passes on.
- * Built by openLibrary and reached as `library.syncFiles`; history/sync.ts
+ * Built by openLibrary and reached as `library.syncFiles`; sync/sync.ts
  * drives it.
  */
 
@@ -111,7 +111,7 @@ export function syncFiles(ctx: LibraryContext, guard: WriteGuard, door: Door, re
    * the sync's message. Answers this desk's files as they were before, so a
    * copy take theirs replaced is kept (history/own.ts). Its switches: no
    * found-on-disk (the copy is the undecided one) and no settling of the
-   * mark (sync's state clears it, history/sync.ts), no event (sync publishes).
+   * mark (sync's state clears it, sync/sync.ts), no event (sync publishes).
    */
   async function decided(kind: FolderKind, name: string, files: TemplateSide | RoleSide | null, message: string, who: string | null): Promise<Map<string, Blob>> {
     const u = unitOfFolder(kind, name);

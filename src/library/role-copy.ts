@@ -1,8 +1,8 @@
-import type { LibraryContext } from '../context.js';
-import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync } from '../disk/fs-safe.js';
-import { parseRoleIntent, roleIntentFile } from '../disk/intents.js';
-import { type Marker, parseMarker } from '../disk/markers.js';
-import { ROLES } from '../layout.js';
+import type { LibraryContext } from './context.js';
+import { lstatSyncOrNull, type ReadOutcome, readNoFollowSync, safeDirSync } from './disk/fs-safe.js';
+import { parseRoleIntent, roleIntentFile } from './disk/intents.js';
+import { type Marker, parseMarker } from './disk/markers.js';
+import { ROLES } from './layout.js';
 
 /**
  * A role's files as they are on disk, with any pending intent applied (a

@@ -1,16 +1,16 @@
-import type { RoleSide, SyncFiles, SyncRound } from './sync-contract.js';
-import type { TreeRef } from './recorder.js';
+import type { RoleSide, SyncFiles, SyncRound } from './contract.js';
+import type { TreeRef } from '../history/recorder.js';
 import { KEPT_BASES, LAUNCHES, PROPOSALS, ROLES, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
 import { isRoleName } from '../../template/names.js';
-import { blobAt, type Git, GitError } from './git.js';
-import { type Blob, mergePlainFile, mergeTemplate, oneSide, type Outcome, same, type TemplateSide } from './sync-merge.js';
+import { blobAt, type Git, GitError } from '../history/git.js';
+import { type Blob, mergePlainFile, mergeTemplate, oneSide, type Outcome, same, type TemplateSide } from './merge.js';
 import { readCap } from '../disk/fs-safe.js';
 import { roleRevision, sha256Hex } from '../disk/markers.js';
 
 /**
  * One merge of the remote's head into this desk (docs/history.md, Sync): the
  * names the remote changed since the merge base are decided one by one
- * (sync-merge.ts) and written in their queue slots (sync-files.ts); then one
+ * (sync/merge.ts) and written in their queue slots (sync/files.ts); then one
  * commit, queued like every other (commit-queue.ts), records the result with
  * both heads as parents — or HEAD simply moves to the remote's head when this
  * desk had nothing of its own. Nothing is lost: a conflict keeps this desk's
@@ -75,7 +75,7 @@ export interface RoundContext {
   progress?: (done: number, total: number) => void;
   /** true once the service is stopping: the round stops between two names, and the next start rolls it forward */
   stopping?: () => boolean;
-  /** called before the round writes its first file, with HEAD as the round found it: the round's journal (sync-store.ts) */
+  /** called before the round writes its first file, with HEAD as the round found it: the round's journal (sync/store.ts) */
   begin?: (head: string | null) => Promise<void>;
   /**
    * Rolling a round forward after a crash: every name is decided from HEAD's

@@ -3,13 +3,13 @@ import type { LibraryLogger } from '../context.js';
 import type { RoundProgress, SyncStatus } from '../../schema/sync.js';
 import type { LibraryReads } from '../entries.js';
 import type { EventBus } from '../events/bus.js';
-import type { SyncFiles } from './sync-contract.js';
-import type { History } from './types.js';
-import { blobAt, type Git, GitError, gitAt } from './git.js';
-import { clearRound, loadDiverged, loadRound, remoteLabel, saveDiverged, saveRound } from './sync-store.js';
-import { hideAbsent, ownedPath } from './repo.js';
-import { keepOwn } from './own.js';
-import { blobCapped, type Diverged, type DivergedAt, type IgnoredPath, isAncestor, mergeRemote, revOrNull } from './sync-round.js';
+import type { SyncFiles } from './contract.js';
+import type { History } from '../history/types.js';
+import { blobAt, type Git, GitError, gitAt } from '../history/git.js';
+import { clearRound, loadDiverged, loadRound, remoteLabel, saveDiverged, saveRound } from './store.js';
+import { hideAbsent, ownedPath } from '../history/repo.js';
+import { keepOwn } from '../history/own.js';
+import { blobCapped, type Diverged, type DivergedAt, type IgnoredPath, isAncestor, mergeRemote, revOrNull } from './round.js';
 import { readCap } from '../disk/fs-safe.js';
 import type { DivergedDetail } from '../../schema/sync.js';
 import { rolePaths, templatePaths } from '../layout.js';
@@ -19,7 +19,7 @@ import type { DivergedNames } from '../state.js';
 /**
  * Sync with the team's remote (docs/history.md, Sync): after each commit
  * this desk pushes; every interval, and when asked, it fetches the remote's
- * branch and merges it (sync-round.ts). One thing at a time: pushes and
+ * branch and merges it (sync/round.ts). One thing at a time: pushes and
  * rounds run in one chain. A remote that cannot be reached fails the step,
  * which is recorded as `last_error` and tried again at the next round; a save
  * never waits for any of it.

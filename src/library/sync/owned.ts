@@ -1,6 +1,6 @@
 import { rolePaths, templatePaths, unitOf } from '../layout.js';
-import type { Git } from './git.js';
-import { loadDiverged, loadRound } from './sync-store.js';
+import type { Git } from '../history/git.js';
+import { loadDiverged, loadRound } from './store.js';
 
 /**
  * The paths a sync answers for at a start (docs/history.md, "What survives
