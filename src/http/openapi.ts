@@ -112,6 +112,11 @@ export function completeDocument<D extends OpenApiDocument>(doc: D, prefix: stri
     },
   };
   doc.components.headers = {
+    DeskAnswerEtag: {
+      description:
+        'A weak ETag of the whole answer (the template with its state, problems and card): send it back as If-None-Match to be answered 304 with no body while nothing the answer is made of changed. Never an If-Match: writes take the strong ETag',
+      schema: { type: 'string' },
+    },
     ETag: {
       description:
         'A strong ETag of the bytes that load; send it back as If-Match on the next write, which answers 412 precondition_failed if it changed in between',
@@ -156,6 +161,7 @@ function completeOperation(op: OperationObject, row: Operation | undefined, quer
       response.content = { [row.content]: response.content['application/json'] };
     }
     if (row?.etag) response.headers = { ...response.headers, ETag: { $ref: '#/components/headers/ETag' } };
+    if (row?.answerEtag && status === '200') response.headers = { ...response.headers, 'desk-answer-etag': { $ref: '#/components/headers/DeskAnswerEtag' } };
   }
 }
 

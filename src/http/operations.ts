@@ -21,6 +21,8 @@ export interface Operation {
   errors: readonly ErrorStatus[];
   /** the success answer carries `ETag` (answers.ts withEtag): a template's or a role's as it now loads */
   etag?: true;
+  /** its success also carries desk-answer-etag, the weak tag of the whole answer for If-None-Match (docs/api.md, Conditional GET) */
+  answerEtag?: true;
   /** the success answer's media type when it is not application/json */
   content?: string;
 }
@@ -39,7 +41,7 @@ export const EVERY_OPERATION: readonly ErrorStatus[] = [400, 401, 403, 408, 413,
 export const OPERATIONS: Readonly<Record<string, Operation>> = {
   // templates
   'GET /templates': { operationId: 'listTemplates', role: 'viewer', errors: [] },
-  'GET /templates/{name}': { operationId: 'getTemplate', role: 'viewer', errors: [404, 409], etag: true },
+  'GET /templates/{name}': { operationId: 'getTemplate', role: 'viewer', errors: [404, 409], etag: true, answerEtag: true },
   'PUT /templates/{name}': { operationId: 'saveTemplate', role: 'editor', errors: [409, 412, 422], etag: true },
   'DELETE /templates/{name}': { operationId: 'deleteTemplate', role: 'editor', errors: [404, 409, 412] },
   'POST /settings/template-reset': { operationId: 'resetTemplate', role: 'editor', errors: [404, 409, 412], etag: true },
