@@ -15,6 +15,12 @@ export type UnitKey = `${UnitKind}:${string}`;
 
 export const unitKey = (u: Unit): UnitKey => `${u.kind}:${u.name}`;
 
+/** The unit a key names: the one place a key is taken apart. */
+export function unitOfKey(key: UnitKey): Unit {
+  const colon = key.indexOf(':');
+  return { kind: key.slice(0, colon) as UnitKind, name: key.slice(colon + 1) };
+}
+
 export const templateUnit = (name: string): Unit => ({ kind: 'template', name });
 export const roleUnit = (name: string): Unit => ({ kind: 'role', name });
 

@@ -15,6 +15,7 @@ import { ensureIgnore, gitDirKind, hideForeign, indexToHead, initRepo, ownedPath
 import { blobId, keyOf, type NameKey, type ObjectFormat, readAll, readName, readPaths, type Snapshot } from './snapshot.js';
 import type { History } from './types.js';
 import { gitDirOf, TRACKED_TOP } from '../layout.js';
+import { unitOfKey } from '../unit.js';
 
 export interface HistoryOptions {
   /** `Name <email>` (DESK_AUTHOR): every commit's committer, and the author of those no person asked for; default `desk <desk@localhost>` */
@@ -171,7 +172,10 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   }
   if (left.length || changed.size) logger.info({ replayed: left.length, found: changed.size }, 'history: committing what the last run left and what was changed on disk');
 
-  const label = (key: NameKey) => (key.startsWith('role:') ? `role ${key.slice(5)}` : key.slice(9));
+  const label = (key: NameKey) => {
+    const u = unitOfKey(key);
+    return u.kind === 'role' ? `role ${u.name}` : u.name;
+  };
   const differs = (p: string, b: Buffer | null) => (b === null ? (expected.get(p) ?? null) !== null : expected.get(p) !== blobId(b, format));
   /**
    * The sync round under way, if any: a job touching a path it has written

@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { isRoleName } from '../../template/names.js';
 import { type FsContext, dirSync, readCap, readNoFollowSync, ROLE_FILE_CAP } from '../disk/fs-safe.js';
 import { isSha256, KEPT_BASES, keptBase, keptRoleBase, LAUNCHES, PROPOSALS, ROLES, rel, rolePaths, TEMPLATES, templatePaths, unitOf } from '../layout.js';
+import { type UnitKey, unitKey, unitOfKey } from '../unit.js';
 
 /**
  * What history records of a name, read from disk synchronously (a few small
@@ -25,19 +26,19 @@ export function blobId(bytes: Buffer, format: ObjectFormat): string {
   return createHash(format).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
-/** A history key: the library's queue keys, `template:<name>` and `role:<name>`. */
-export type NameKey = `template:${string}` | `role:${string}`;
+/** A history key: a unit's key (unit.ts), the name's queue slot too. */
+export type NameKey = UnitKey;
 
 /** The files a name's write or hand edit may change. */
 export function pathsOf(key: NameKey): string[] {
-  const [kind, name] = key.split(':') as ['template' | 'role', string];
+  const { kind, name } = unitOfKey(key);
   return kind === 'template' ? templatePaths(name) : rolePaths(name);
 }
 
 /** The name a tracked path belongs to, or null (kept bases and proposal records belong to no one name). */
 export function keyOf(path: string): NameKey | null {
   const u = unitOf(path);
-  return u === null || u.kind === 'plain' ? null : `${u.kind}:${u.name}`;
+  return u === null || u.kind === 'plain' ? null : unitKey(u);
 }
 
 /** Reads `paths` (root-relative) into a snapshot; a folder on the way that is a link or not a folder leaves its paths out. */
@@ -63,7 +64,7 @@ export function readPaths(fs: FsContext, paths: readonly string[]): Snapshot {
 /** A name's files now, with the kept base its template marker names (added when present, never removed: bases are shared). */
 export function readName(fs: FsContext, key: NameKey): Snapshot {
   const snap = readPaths(fs, pathsOf(key));
-  const role = key.startsWith('role:');
+  const role = unitOfKey(key).kind === 'role';
   const marker = snap.get(pathsOf(key)[role ? 2 : 1]!);
   const base = marker?.toString('utf8').split('\n')[0] ?? '';
   if (isSha256(base)) {

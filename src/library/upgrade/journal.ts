@@ -5,6 +5,7 @@ import { readEntry, removeEntry, writeEntryDurable } from '../disk/journal.js';
 import { Journal, toEntry } from '../history/journal.js';
 import { readName, readPaths } from '../history/snapshot.js';
 import { gitDirOf, keptBase, keptRoleBase, rel, roleFile, templateMarker, UPGRADE_ENTRY } from '../layout.js';
+import { unitKey } from '../unit.js';
 
 /**
  * An upgrade under way (docs/operations.md, Upgrading): the names it moves,
@@ -76,7 +77,7 @@ export async function finishUpgrade(fs: FsContext, logger: LibraryLogger, subjec
     const bases = [...readPaths(fs, j.names.flatMap((n) => (n.base ? [n.base] : [])))].filter(([, b]) => b !== null);
     if (moved.length || bases.length) {
       // what the apply commits: a template's files with its kept base, a role's files with its own
-      const files = moved.flatMap((n) => [...(n.kind === 'template' ? readName(fs, `template:${n.name}`) : readName(fs, `role:${n.name}`))]);
+      const files = moved.flatMap((n) => [...(n.kind === 'template' ? readName(fs, unitKey({ kind: 'template', name: n.name })) : readName(fs, unitKey({ kind: 'role', name: n.name })))]);
       const snapshot = new Map([...bases, ...files]);
       if (keepsHistory(fs)) new Journal(fs.root, logger).write(toEntry(snapshot, subject(moved.length), j.who, Date.now()));
       logger.warn({ upgraded: moved.length, bases: bases.length }, 'an upgrade was cut short after its files: its history entry is committed now');
