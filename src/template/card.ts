@@ -7,7 +7,7 @@
 import type { Card, CardHeader, CardNode } from './card-types.js';
 import { diffTemplates } from './diff.js';
 import type { AgainstKind, TemplateDiff } from './diff-types.js';
-import { type Catalogue, type HeaderModel, inputRuns, type NodeModel } from './model.js';
+import { type Catalogue, type HeaderModel, inputRuns, type NodeModel, nodeIdentity } from './model.js';
 import { problem } from './problems.js';
 import { type Validator, validateTemplate } from './validate.js';
 
@@ -95,13 +95,7 @@ function cardHeader(h: HeaderModel | undefined, ticket: boolean): CardHeader {
 
 function cardNode(n: NodeModel): CardNode {
   return {
-    id: n.id,
-    type: n.type,
-    role: n.role ?? null,
-    model: n.model ?? null,
-    profile: n.profile ?? null,
-    builtin: n.builtin ?? null,
-    tool: n.tool ?? null,
+    ...nodeIdentity(n),
     touches: [...n.touches],
     max_visits: n.max_visits ?? null,
     inlets: [...n.inlets],

@@ -9,7 +9,7 @@
  */
 import { addedMachinery, foldText, renderValue } from './fold.js';
 import { unboundedMessage } from './loops.js';
-import { type InputDecl, inputRuns, type TemplateModel } from './model.js';
+import { type InputDecl, inputRuns, nodeIdentity, type TemplateModel } from './model.js';
 import { PLACEHOLDER } from './nodes.js';
 import { type Problem, type ProblemCode, pointer, problem } from './problems.js';
 
@@ -271,13 +271,7 @@ function buildRun(model: TemplateModel, inputs: ReadonlyMap<string, unknown>, in
       for (const input of addedMachinery(f) ?? []) refuse(input, n.id);
     }
     return {
-      id: n.id,
-      type: n.type,
-      role: n.role ?? null,
-      model: n.model ?? null,
-      profile: n.profile ?? null,
-      builtin: n.builtin ?? null,
-      tool: n.tool ?? null,
+      ...nodeIdentity(n),
       on_path: n.when?.on_path ?? null,
       touches: [...n.touches],
       prompt,

@@ -70,6 +70,23 @@ export interface NodeModel {
   line?: number;
 }
 
+/**
+ * What a node is, as the card and a launch's preview both show it first:
+ * its id, type, role, model, profile, builtin and tool, each null when the
+ * node has none. The two add what each view needs after these.
+ */
+export function nodeIdentity(n: NodeModel) {
+  return {
+    id: n.id,
+    type: n.type,
+    role: n.role ?? null,
+    model: n.model ?? null,
+    profile: n.profile ?? null,
+    builtin: n.builtin ?? null,
+    tool: n.tool ?? null,
+  };
+}
+
 export interface CordModel {
   from: string;
   to: string;
