@@ -8,6 +8,7 @@
  */
 import { Session } from 'node:inspector/promises';
 import { buildApp } from '../src/app.js';
+import { classifySamples, type Part, type ProfileNode } from './profile-parts.js';
 
 export interface ProfileResult {
   name: string;
@@ -18,15 +19,8 @@ export interface ProfileResult {
   parts: Record<string, number>;
 }
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string };
-  parent?: number;
-  children?: number[];
-}
-
 /** Innermost match wins: the order here only breaks ties within one frame. */
-const PARTS: [part: string, test: (fn: string, url: string) => boolean][] = [
+const PARTS: Part[] = [
   ['validate (a memo miss)', (fn, url) => fn === 'validateTemplate' && url.includes('/template/validate')],
   ['memo proof (refs asked again)', (fn) => fn === 'stillHolds'],
   ['text diff (jsdiff)', (fn, url) => fn === 'lineDiff' || url.includes('/diff/lib')],
@@ -40,6 +34,7 @@ const PARTS: [part: string, test: (fn: string, url: string) => boolean][] = [
   ['route handler (rest)', (_fn, url) => url.includes('/http/routes/templates')],
   ['fastify + inject', (_fn, url) => url.includes('node_modules/fastify') || url.includes('light-my-request') || url.includes('avvio') || url.includes('find-my-way')],
   ['garbage collection', (fn) => fn === '(garbage collector)'],
+  ['other (idle, program)', (fn) => fn === '(idle)' || fn === '(program)'],
 ];
 
 async function main(root: string, name: string, count: number): Promise<ProfileResult> {
@@ -62,27 +57,7 @@ async function main(root: string, name: string, count: number): Promise<ProfileR
   session.disconnect();
   await app.close();
 
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  for (const n of profile.nodes) for (const c of n.children ?? []) byId.get(c)!.parent = n.id;
-  const partOf = new Map<number, string>();
-  const classify = (id: number): string => {
-    const known = partOf.get(id);
-    if (known !== undefined) return known;
-    const n = byId.get(id)!;
-    const { functionName: fn, url: u } = n.callFrame;
-    const own = PARTS.find(([, test]) => test(fn, u))?.[0];
-    const part = own ?? (n.parent === undefined ? 'other (idle, program)' : classify(n.parent));
-    partOf.set(id, part);
-    return part;
-  };
-  const counts: Record<string, number> = {};
-  for (const s of profile.samples) {
-    const p = classify(s);
-    counts[p] = (counts[p] ?? 0) + 1;
-  }
-  const total = profile.samples.length;
-  const parts = Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / total]));
-  return { name, requests: count, usPerRequest: (ms * 1000) / count, parts };
+  return { name, requests: count, usPerRequest: (ms * 1000) / count, parts: classifySamples(profile, PARTS) };
 }
 
 const [root, name, count] = process.argv.slice(2);

@@ -13,8 +13,8 @@ import { packageRoot } from '../src/paths.js';
 import type { BenchRow } from './table.js';
 
 const GROUPS = ['validate', 'hostile', 'diff', 'library', 'http', 'mcp', 'launch', 'page', 'history', 'sync', 'upgrade', 'idle'] as const;
-/** Run only when named: `list` is the library group's list and memory rows without its saves. */
-const NAMED_ONLY = ['list'] as const;
+/** Run only when named: `list` and `saves` are the library group's list and memory rows, and its save rows, alone. */
+const NAMED_ONLY = ['list', 'saves'] as const;
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
