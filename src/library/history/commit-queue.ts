@@ -60,6 +60,14 @@ const RETRY_MAX_MS = 30_000;
 const GC_EVERY = 1000;
 /** how long the queue waits for more jobs before landing a batch; a commit lands this much later, a save never waits for it */
 const LINGER_MS = 30;
+/**
+ * And at least this long after the last batch landed: under a stream of
+ * saves (a burst, a script) one batch's three git processes — forked from
+ * this process, on the cores the saves need — then serve every save of the
+ * gap instead of one or two. A lone save still lands LINGER_MS later; a
+ * save never waits for either.
+ */
+export const GAP_MS = 250;
 /** at most this many jobs in one fast-import */
 const BATCH_MAX = 200;
 
@@ -87,6 +95,12 @@ export class CommitQueue {
   private retry: NodeJS.Timeout | null = null;
   private delay = RETRY_FIRST_MS;
   private landed = 0;
+  /** when the last batch ended (performance.now()) */
+  private lastLanded = -Infinity;
+  /** ends the current linger now */
+  private hurry: (() => void) | null = null;
+  /** callers waiting in settle() */
+  private settling = 0;
   private closed = false;
   private readonly listeners = new Set<(v: RecentVersion) => void>();
   /** one git writer at a time: the serializer's one key */
@@ -112,7 +126,13 @@ export class CommitQueue {
 
   /** Resolves when the queue is empty, or its first job has failed and waits for its retry. */
   async settle(): Promise<void> {
-    while (this.running) await this.running;
+    this.settling++;
+    try {
+      this.hurry?.();
+      while (this.running) await this.running;
+    } finally {
+      this.settling--;
+    }
   }
 
   get pending(): number {
@@ -135,8 +155,7 @@ export class CommitQueue {
 
   private async pump(): Promise<void> {
     while (this.jobs.length && !this.closed) {
-      // a moment for the writes of a burst to join one batch: fewer git processes beside the saves
-      await new Promise((r) => setTimeout(r, LINGER_MS));
+      await this.linger();
       // a fast-forward is no fast-import commit: it is taken alone, and the jobs before it land first
       const ff = this.jobs.findIndex((j) => j.merge?.fastForward);
       const batch = this.jobs.slice(0, ff === 0 ? 1 : Math.min(BATCH_MAX, ff < 0 ? BATCH_MAX : ff));
@@ -154,10 +173,30 @@ export class CommitQueue {
         return;
       }
       this.jobs.splice(0, batch.length);
+      this.lastLanded = performance.now();
       this.delay = RETRY_FIRST_MS;
       for (const job of batch) if (job.journal) this.o.journal.done(job.journal);
       this.o.journal.landed();
     }
+  }
+
+  /**
+   * A moment for the writes of a burst to join one batch: fewer git
+   * processes beside the saves. Cut short while someone waits in settle():
+   * a reader who wants its writes in history (a version list, a sync round,
+   * a stop) never waits out the gap.
+   */
+  private linger(): Promise<void> {
+    const wait = this.settling > 0 ? 0 : Math.max(LINGER_MS, this.lastLanded + GAP_MS - performance.now());
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.hurry = null;
+        resolve();
+      };
+      const timer = setTimeout(done, wait);
+      this.hurry = done;
+    });
   }
 
   /**
