@@ -1,5 +1,5 @@
 import type { BigIntStats } from 'node:fs';
-import type { TemplateEntry, TemplateFacts, TemplateOutline } from '../entries.js';
+import type { TemplateFacts } from '../entries.js';
 
 /**
  * What the list knows of each operator template without reading it: the
@@ -19,39 +19,38 @@ import type { TemplateEntry, TemplateFacts, TemplateOutline } from '../entries.j
  */
 export const RACY_MS = 2_000;
 
-/** The stat fields that prove a file unchanged, compared as bigints. */
-export interface StatKey {
-  dev: bigint;
-  ino: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
-}
-
+/**
+ * One slot per listed operator template, so each is kept small (RSS after
+ * listing 10,000): the stats as one flat string, not 15 BigInts in objects,
+ * and no list entry of its own — the list makes its entries afresh, an
+ * object each, from these facts and the memo's outline.
+ */
 export interface Slot {
-  /** copy, marker, intent; null: not there */
-  keys: (StatKey | null)[];
-  /** the newest change among them, in ms */
-  changedMs: number;
-  /** when they were read (now(), taken before the reads) */
-  readAt: number;
+  /** the stats of the copy, marker and intent as read (statsKey) */
+  key: string;
+  /** the newest change among the three was RACY_MS older than their read: the stats prove the facts */
+  proves: boolean;
   facts: TemplateFacts;
-  /** the list's entry made from the facts and `outline`: plain data, shared, never changed */
-  shown?: { outline: TemplateOutline; entry: TemplateEntry };
 }
 
-export function statKey(s: BigIntStats): StatKey {
-  return { dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs };
+/**
+ * The fields that prove files unchanged — inode, size, mtime and ctime in
+ * ns, device — as one string, `-` for a file not there. Exact: the bigints
+ * written out in full (a ns time does not fit a double). Joined, so the
+ * string is flat and costs no pieces of its own.
+ */
+export function statsKey(copy: BigIntStats | null, marker: BigIntStats | null, intent: BigIntStats | null): string {
+  const f: (bigint | string)[] = [];
+  for (const s of [copy, marker, intent]) {
+    if (s === null) f.push('-');
+    else f.push(s.ino, s.size, s.mtimeNs, s.ctimeNs, s.dev);
+  }
+  return f.join(' ');
 }
 
 /** The later of mtime and ctime in ms: the last moment the file could have changed. */
 export function changedMs(s: BigIntStats): number {
   return Math.max(Number(s.mtimeNs / 1_000_000n), Number(s.ctimeNs / 1_000_000n));
-}
-
-function same(key: StatKey | null, st: BigIntStats | null): boolean {
-  if (key === null || st === null) return key === st;
-  return key.ino === st.ino && key.mtimeNs === st.mtimeNs && key.ctimeNs === st.ctimeNs && key.size === st.size && key.dev === st.dev;
 }
 
 export class EntryCache {
@@ -60,24 +59,17 @@ export class EntryCache {
   /** The slot of `name`, when the stats of its copy, marker and intent (lstat'd now; null: not there) prove its facts, and they are old enough. */
   get(name: string, copy: BigIntStats | null, marker: BigIntStats | null, intent: BigIntStats | null): Slot | null {
     const slot = this.slots.get(name);
-    if (!slot || slot.readAt - slot.changedMs < RACY_MS) return null;
-    const k = slot.keys;
-    return same(k[0]!, copy) && same(k[1]!, marker) && same(k[2]!, intent) ? slot : null;
+    if (!slot?.proves) return null;
+    return slot.key === statsKey(copy, marker, intent) ? slot : null;
   }
 
-  /** `stats`: of the files read (the open handles'), `readAt` taken before reading them. */
+  /** `stats`: of the copy, marker and intent read (the open handles'), `readAt` taken before reading them. */
   set(name: string, stats: readonly (BigIntStats | null)[], readAt: number, facts: TemplateFacts): Slot {
     let changed = 0;
     for (const s of stats) if (s) changed = Math.max(changed, changedMs(s));
-    const slot: Slot = { keys: stats.map((s) => s && statKey(s)), changedMs: changed, readAt, facts };
+    const slot: Slot = { key: statsKey(stats[0] ?? null, stats[1] ?? null, stats[2] ?? null), proves: readAt - changed >= RACY_MS, facts };
     this.slots.set(name, slot);
     return slot;
-  }
-
-  /** The slot's entry for this outline: made once while the facts and the memo's outline are the same (thousands per list). */
-  shown(slot: Slot, outline: TemplateOutline, make: (f: TemplateFacts, o: TemplateOutline) => TemplateEntry): TemplateEntry {
-    if (slot.shown?.outline !== outline) slot.shown = { outline, entry: make(slot.facts, outline) };
-    return slot.shown.entry;
   }
 
   /** Whether anything is kept for `name` (before stat'ing its files to prove it). */

@@ -34,20 +34,30 @@ export interface CatalogueGen {
 /** A validation's refs as the memo keeps them: the three records, in this order. */
 type KeptRefs = [roles: CatalogueRefs['roles'], templates: CatalogueRefs['templates'], kits: CatalogueRefs['kits']];
 
+/**
+ * One memo per name and bytes — the list of 10,000 keeps one for each
+ * template, so each is one small record: the outline as fields (a few flags,
+ * two counts, the two strings the list shows), the refs as one string, the
+ * memos of other bytes of the name chained from it (no array per name).
+ */
 interface Memo {
   hash: string;
   /** the generation the memo was last proven under */
   gen: object;
-  /**
-   * The validation's refs as one JSON string of KeptRefs — one string per
-   * memo, as the list of 10,000 keeps a memo for each template and records
-   * of their own would cost several objects each; null when the validation
-   * walked a whole set.
-   */
+  /** the validation's refs as one JSON string of KeptRefs, shared by every memo that asked the same (interned); null when it walked a whole set */
   refs: string | null;
-  outline: TemplateOutline;
-  validation?: Validation | undefined;
+  purpose: string | null;
+  base: string | null;
+  /** FLAGS' bits */
+  flags: number;
+  errors: number;
+  warnings: number;
+  validation: Validation | undefined;
+  /** the memo of other bytes of this name, used before this one */
+  older: Memo | null;
 }
+
+const FLAGS = { valid: 1, ticket: 2, writes: 4, closes_ticket: 8 } as const;
 
 /** How many whole validations are kept (RSS after listing 10,000). */
 export const WHOLE_KEPT = 256;
@@ -55,10 +65,29 @@ export const WHOLE_KEPT = 256;
 const PER_NAME = 3;
 /** Memos kept of validations without a name (the card's diff), keyed on the bytes alone. */
 const UNNAMED = 64;
+/** Distinct strings the intern pool holds before it starts afresh (it only saves memory; forgetting loses nothing). */
+const POOL = 4_096;
+
+/**
+ * Refs and base names repeat across templates (the same roles asked, the
+ * same base), so each is kept once: a memo keeps the pool's string. Fresh
+ * strings go in, so a memo keeps no slice of a source alive.
+ */
+class Pool {
+  private readonly strings = new Map<string, string>();
+
+  of(s: string): string {
+    const had = this.strings.get(s);
+    if (had !== undefined) return had;
+    if (this.strings.size >= POOL) this.strings.clear();
+    this.strings.set(s, s);
+    return s;
+  }
+}
 
 /** Fresh: JSON.stringify writes a string of its own, so a memo keeps no slice of the source alive. */
-function keep(refs: CatalogueRefs): string | null {
-  return refs.whole ? null : JSON.stringify([refs.roles, refs.templates, refs.kits] satisfies KeptRefs);
+function keep(refs: CatalogueRefs, pool: Pool): string | null {
+  return refs.whole ? null : pool.of(JSON.stringify([refs.roles, refs.templates, refs.kits] satisfies KeptRefs));
 }
 
 /** The same tools in the same order, or no kit on either side. */
@@ -79,8 +108,11 @@ function stillHolds(m: Memo, cat: Catalogue): boolean {
   );
 }
 
-/** Fresh strings: the validator's are slices of the source and would keep every source alive. */
-function outlineOf(v: Validation): TemplateOutline {
+/** A fresh copy: the validator's strings are slices of the source and would keep every source alive. */
+const fresh = (x: string | undefined) => (x === undefined ? null : (JSON.parse(JSON.stringify(x)) as string));
+
+/** The memo of a validation, at the front of `older`'s chain. */
+function memoOf(v: Validation, hash: string, gen: object, pool: Pool, older: Memo | null): Memo {
   const h = v.template?.header;
   let errors = 0;
   let warnings = 0;
@@ -88,22 +120,30 @@ function outlineOf(v: Validation): TemplateOutline {
     if (p.severity === 'error') errors++;
     else if (p.severity === 'warning') warnings++;
   }
-  const copy = (x: string | undefined) => (x === undefined ? null : (JSON.parse(JSON.stringify(x)) as string));
+  const base = fresh(h?.base);
+  const flags =
+    (v.valid ? FLAGS.valid : 0) | (v.template?.ticket ? FLAGS.ticket : 0) | (h?.writes ? FLAGS.writes : 0) | (h?.closes_ticket ? FLAGS.closes_ticket : 0);
+  return { hash, gen, refs: keep(v.refs, pool), purpose: fresh(h?.purpose), base: base === null ? null : pool.of(base), flags, errors, warnings, validation: undefined, older };
+}
+
+/** What a list shows of a memo: a new object at each call, as the memo keeps its fields. */
+function outlineOf(m: Memo): TemplateOutline {
   return {
-    valid: v.valid,
-    purpose: copy(h?.purpose),
-    base: copy(h?.base),
-    ticket: v.template?.ticket ?? false,
-    writes: h?.writes ?? false,
-    closes_ticket: h?.closes_ticket ?? false,
-    errors,
-    warnings,
+    valid: (m.flags & FLAGS.valid) !== 0,
+    purpose: m.purpose,
+    base: m.base,
+    ticket: (m.flags & FLAGS.ticket) !== 0,
+    writes: (m.flags & FLAGS.writes) !== 0,
+    closes_ticket: (m.flags & FLAGS.closes_ticket) !== 0,
+    errors: m.errors,
+    warnings: m.warnings,
   };
 }
 
 export class ValidationMemo {
-  /** per name checked ('' for none): the memos, most recently used first */
-  private readonly memos = new Map<string, Memo[]>();
+  /** per name checked ('' for none): the memo used last, the others chained from it, most recently used first */
+  private readonly memos = new Map<string, Memo>();
+  private readonly pool = new Pool();
   /** memos holding their whole validation, least recently used first */
   private readonly wholes = new Set<Memo>();
 
@@ -111,12 +151,13 @@ export class ValidationMemo {
 
   /** The outline of `hash` validated as `name`, when a kept memo holds under this catalogue; else null. */
   outline(name: string, hash: string, at: CatalogueGen): TemplateOutline | null {
-    return this.find(name, hash, at)?.outline ?? null;
+    const m = this.find(name, hash, at);
+    return m && outlineOf(m);
   }
 
   /** `source` (whose sha256 is `hash`) validated as `name`: the memo's, or validated now and memoised. */
   outlineOf(name: string, source: string, hash: string, at: CatalogueGen): TemplateOutline {
-    return (this.find(name, hash, at) ?? this.run(name, source, hash, at).memo).outline;
+    return outlineOf(this.find(name, hash, at) ?? this.run(name, source, hash, at).memo);
   }
 
   /**
@@ -133,7 +174,7 @@ export class ValidationMemo {
       ? { memo: kept, validation: kept.validation ?? this.validateAs(key, source, at) }
       : this.run(key, source, hash, at);
     this.keepWhole(memo, validation);
-    return { outline: memo.outline, validation, refs: memo.refs };
+    return { outline: outlineOf(memo), validation, refs: memo.refs };
   }
 
   /**
@@ -143,7 +184,7 @@ export class ValidationMemo {
    */
   proven(name: string | undefined, hash: string, at: CatalogueGen): { outline: TemplateOutline; refs: string | null } | null {
     const m = this.find(name ?? '', hash, at);
-    return m && { outline: m.outline, refs: m.refs };
+    return m && { outline: outlineOf(m), refs: m.refs };
   }
 
   /** A validator for the card under this look's catalogue, answering from the memo. */
@@ -156,28 +197,33 @@ export class ValidationMemo {
 
   /** Forgets the memos of names no longer in the catalogue. */
   prune(templates: ReadonlySet<string>): void {
-    for (const [name, list] of this.memos) {
+    for (const [name, first] of this.memos) {
       if (name !== '' && !templates.has(name)) {
-        for (const m of list) this.wholes.delete(m);
+        for (let m: Memo | null = first; m; m = m.older) this.wholes.delete(m);
         this.memos.delete(name);
       }
     }
   }
 
   private find(key: string, hash: string, at: CatalogueGen): Memo | null {
-    const list = this.memos.get(key);
-    if (!list) return null;
-    const i = list.findIndex((m) => m.hash === hash);
-    if (i < 0) return null;
-    const m = list[i]!;
+    const first = this.memos.get(key);
+    let before: Memo | null = null;
+    let m = first ?? null;
+    while (m && m.hash !== hash) {
+      before = m;
+      m = m.older;
+    }
+    if (!m) return null;
     // under the generation it was proven under, the names are the same: no ref needs asking
     if (m.gen !== at.gen) {
       if (!stillHolds(m, at.catalogue)) return null;
       m.gen = at.gen;
     }
-    if (i > 0) {
-      list.splice(i, 1);
-      list.unshift(m);
+    if (before) {
+      // to the front: the chain is most recently used first
+      before.older = m.older;
+      m.older = first!;
+      this.memos.set(key, m);
     }
     return m;
   }
@@ -189,11 +235,30 @@ export class ValidationMemo {
   /** Validates now and memoises the outline and the refs; the caller decides whether the validation is kept. */
   private run(key: string, source: string, hash: string, at: CatalogueGen): { memo: Memo; validation: Validation } {
     const validation = this.validateAs(key, source, at);
-    const memo: Memo = { hash, gen: at.gen, refs: keep(validation.refs), outline: outlineOf(validation) };
-    const list = (this.memos.get(key) ?? []).filter((x) => x.hash !== hash);
-    list.unshift(memo);
-    for (const dropped of list.splice(key === '' ? UNNAMED : PER_NAME)) this.wholes.delete(dropped);
-    this.memos.set(key, list);
+    // the chain without a memo of these bytes (one that no longer held), the new one in front
+    let first = this.memos.get(key) ?? null;
+    if (first?.hash === hash) {
+      this.wholes.delete(first);
+      first = first.older;
+    }
+    for (let m = first; m?.older; m = m.older) {
+      if (m.older.hash === hash) {
+        this.wholes.delete(m.older);
+        m.older = m.older.older;
+        break;
+      }
+    }
+    const memo = memoOf(validation, hash, at.gen, this.pool, first);
+    // at most `limit` per name: the least recently used beyond go
+    let i = 1;
+    for (let m = memo; m.older; m = m.older, i++) {
+      if (i === (key === '' ? UNNAMED : PER_NAME)) {
+        for (let d: Memo | null = m.older; d; d = d.older) this.wholes.delete(d);
+        m.older = null;
+        break;
+      }
+    }
+    this.memos.set(key, memo);
     return { memo, validation };
   }
 
