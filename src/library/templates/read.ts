@@ -131,7 +131,8 @@ function entryOf(f: TemplateFacts, o: TemplateOutline): TemplateEntry {
 /** A template as the list shows it: from the kept facts when its files' stats prove them, else read. */
 function listed(ctx: LibraryContext, name: string, l: Look): TemplateEntry | null {
   const folder = l.templates;
-  if (folder && !ctx.readOnly.has(name)) {
+  // nothing kept (a first list): nothing for a stat to prove, and readTemplate stats the files it opens
+  if (folder && !ctx.readOnly.has(name) && ctx.entries.has(name)) {
     const hasCopy = folder.copies.has(name);
     const dotted = folder.dotted.has(name);
     if (hasCopy || dotted) {
