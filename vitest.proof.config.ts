@@ -30,11 +30,13 @@ export const PROOF_ONLY = [
   'test/proof-journal-legacy.test.ts',
   'test/upgrade-kill.test.ts',
   'test/sync-process.test.ts',
+  'test/sync-rounds.test.ts',
   'test/sync-shared.test.ts',
   'test/sync-teammate.test.ts',
   'test/history-server.test.ts',
   'test/git-filters-kill.test.ts',
   'test/library-recovery.test.ts',
+  'test/upgrade-crash.test.ts',
 ];
 
 export default defineConfig({

@@ -1,6 +1,6 @@
 /**
- * Desks on one remote, driven through the API: what test/sync.test.ts and
- * test/sync-shared.test.ts both need.
+ * Desks on one remote, driven through the API: what test/sync.test.ts,
+ * test/sync-rounds.test.ts and test/sync-shared.test.ts need.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { afterEach, beforeEach, expect } from 'vitest';
 import type { App } from '../src/app.js';
 import type { Library } from '../src/library/types.js';
 import type { SyncStatus } from '../src/schema/sync.js';
-import { API, type Fixture, fixture } from './http-fixture.js';
+import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
 
 export interface Desk {
   fx: Fixture;
@@ -44,6 +44,14 @@ export function teamPerTest(prefix: string): { readonly dir: string; readonly ba
 }
 
 export const HOUR = 3_600_000;
+
+/** alpha with another purpose line */
+export const alphaPurpose = (p: string): string => ALPHA.replace('purpose: one worker then a gate', `purpose: ${p}`);
+
+/** Polls a condition every 20 ms; the test's own timeout bounds it. */
+export async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 20));
+}
 
 /** A desk on `remote`, added to `opened` so the test's afterEach closes it. */
 export async function openDesk(remote: string, opened: Desk[]): Promise<Desk> {
