@@ -170,6 +170,15 @@ async function twoDesks(): Promise<Desks> {
   return { f, root, b, aSaves };
 }
 
+/**
+ * The two desks, built once for the file: building them is most of each
+ * test's time (three rounds of saves, pushes and merges, git at every step).
+ * The first test only reads them; the second adds a save and a merge after
+ * taking its own `before`, so it runs on them second.
+ */
+let built: Promise<Desks> | null = null;
+const sharedDesks = (): Promise<Desks> => (built ??= twoDesks());
+
 /** Every page of a listing, following `cursor` (or `next` as `before`), as the commits it answered. */
 async function pages(get: (q: string) => Promise<{ items: string[]; next: string | null; cursor: string | null }>, limit: number, via: 'cursor' | 'before' = 'cursor'): Promise<string[]> {
   const seen: string[] = [];
@@ -186,7 +195,7 @@ async function pages(get: (q: string) => Promise<{ items: string[]; next: string
 
 describe('the walk over two desks merging each other', () => {
   it("lists every version of a name, the merge's lost side too, once each and children first; pages reach every commit once at any limit", { timeout: 120_000 }, async () => {
-    const d = await twoDesks();
+    const d = await sharedDesks();
     const lib = await openDesk(d.f);
     const app = await buildApp({ library: lib, web: false });
     try {
@@ -233,7 +242,7 @@ describe('the walk over two desks merging each other', () => {
   });
 
   it('a merge and a save that land between pages join no walk under way; the next first page has them', { timeout: 120_000 }, async () => {
-    const d = await twoDesks();
+    const d = await sharedDesks();
     const lib = await openDesk(d.f);
     const app = await buildApp({ library: lib, web: false });
     try {
