@@ -17,12 +17,15 @@ import { defineConfig } from 'vitest/config';
  * `npm test` leaves out.
  */
 /**
- * The proofs whose every run kills or crashes the service again and again,
- * drives several desks' real servers, or proves a team's sharing (desks and
- * a teammate's clone on one remote, git fsck after each): over 10 s each
+ * The proofs whose every run kills or crashes the service again and again
+ * (or cuts an upgrade short at each of its steps), drives several desks'
+ * real servers, takes two desks through round after round on one remote
+ * (sync-rounds, history-own), or proves a team's sharing (desks and a
+ * teammate's clone on one remote, git fsck after each): over 10 s each
  * even in a short version, so only this script runs them. `npm test` keeps
- * the in-process proofs at PROOF_ROUNDS=3, the two-desk sync tests
- * (sync.test.ts) and the short version of the other files listed below.
+ * the in-process proofs at PROOF_ROUNDS=3, one two-desk round and the
+ * single-desk sync cases (sync.test.ts) and the short version of the other
+ * files listed below.
  */
 export const PROOF_ONLY = [
   'test/proof-crash.test.ts',
@@ -31,6 +34,7 @@ export const PROOF_ONLY = [
   'test/upgrade-kill.test.ts',
   'test/sync-process.test.ts',
   'test/sync-rounds.test.ts',
+  'test/history-own.test.ts',
   'test/sync-shared.test.ts',
   'test/sync-teammate.test.ts',
   'test/history-server.test.ts',
