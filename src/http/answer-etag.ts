@@ -15,11 +15,13 @@ export const ANSWER_ETAG = 'desk-answer-etag';
 
 /** An answer's serialised body and its weak ETag. */
 export interface Sent {
-  body: string;
+  /** as bytes: a kept answer sent again is not encoded again (a string is, at every send) */
+  body: Buffer;
   tag: string;
 }
 
-export function sentOf(body: string): Sent {
+export function sentOf(json: string): Sent {
+  const body = Buffer.from(json, 'utf8');
   return { body, tag: `W/"${createHash('sha256').update(body).digest('base64url')}"` };
 }
 

@@ -30,6 +30,15 @@ const SaveHeaders = Type.Object({
 export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = async (app, { library }) => {
   // each answer's bytes and weak ETag, made once: the library hands out the same answer while nothing it is made of changes
   const sent = new WeakMap<TemplateDetail, Sent>();
+  /** `d` as the route's response schema writes it (as it writes every answer), once per answer */
+  const sentFor = (d: TemplateDetail, reply: { serialize(payload: unknown): unknown }): Sent => {
+    let s = sent.get(d);
+    if (!s) {
+      s = sentOf(reply.serialize(templateAnswer(d)) as string);
+      sent.set(d, s);
+    }
+    return s;
+  };
   app.get(
     '/templates',
     {
@@ -62,12 +71,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         throw new DeskError('not_found', `no template named '${req.params.name}' loads here; a teammate's version of it waits for a decision: GET /api/desk/sync/templates/${req.params.name}`);
       }
       if (!d) throw notFound('template', req.params.name);
-      let s = sent.get(d);
-      if (!s) {
-        // the route's response schema writes it, as it writes every answer
-        s = sentOf(reply.serialize(templateAnswer(d)) as string);
-        sent.set(d, s);
-      }
+      const s = sentFor(d, reply);
       withEtag(reply, d.etag).header(ANSWER_ETAG, s.tag);
       if (noneMatch(req.headers['if-none-match'], s.tag)) return reply.code(304).send(null);
       // already written by the schema's serializer: sent as it is
@@ -98,7 +102,8 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
       };
       const d = await library.saveTemplate(req.params.name, req.body.source, opts);
       withEtag(reply, d.etag);
-      return templateAnswer(d);
+      // the library keeps this answer for the next GET of the name: written once for both
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(sentFor(d, reply).body);
     },
   );
 
