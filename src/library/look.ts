@@ -145,9 +145,13 @@ function askedSet(has: (name: string) => boolean, all: () => ReadonlySet<string>
 export function pointCatalogue(ctx: LibraryContext): Catalogue {
   let whole: Catalogue | null = null;
   const full = () => (whole ??= look(ctx).catalogue);
+  // each folder judged once: a point catalogue serves one read or write, whose questions
+  // (the roles of both validations behind a card, their kits) would each stat the folder again
+  const dirs = new Map<string, string | null>();
   const entry = (folder: string, file: string) => {
-    const dir = ctx.fs ? safeDirSync(ctx.fs, [folder]) : null;
-    return dir ? lstatSyncOrNull(`${dir.dir}/${file}`) : null;
+    let dir = dirs.get(folder);
+    if (dir === undefined) dirs.set(folder, (dir = ctx.fs ? (safeDirSync(ctx.fs, [folder])?.dir ?? null) : null));
+    return dir ? lstatSyncOrNull(`${dir}/${file}`) : null;
   };
   // what operatorRoleNames counts: a folder, or a link where a folder would be (listed as unreadable)
   const roleFolder = (name: string) => {
