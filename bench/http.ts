@@ -15,7 +15,7 @@
  * server over no library root, rounds interleaved, medians compared.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -24,9 +24,11 @@ import Fastify from 'fastify';
 import { fileURLToPath } from 'node:url';
 import { type App, buildApp } from '../src/app.js';
 import { UserDirectory } from '../src/http/users-directory.js';
+import { TEMPLATE_CAP } from '../src/library/disk/fs-safe.js';
+import { RACY_MS } from '../src/library/memos/entry-cache.js';
 import { formatUsers, tokenDigest, type UserEntry } from '../src/http/users.js';
 import type { ProfileResult } from './get-profile-child.js';
-import { makeOperatorRoot } from './operator-root.js';
+import { makeOperatorRoot, type OperatorRoot } from './operator-root.js';
 import type { BenchRow } from './table.js';
 
 const execFileP = promisify(execFile);
@@ -165,14 +167,31 @@ async function profileRow(root: string, name: string): Promise<BenchRow> {
   };
 }
 
+/**
+ * `<variant>-at-cap`: the variant renamed, with comment lines after it up to
+ * a few bytes under the size cap — every one an added line in its card's
+ * diff. Written after the root was made, so its racy window is waited out
+ * here (src/library/memos/entry-cache.ts).
+ */
+async function writeAtCap(op: OperatorRoot, variant: string): Promise<string> {
+  const name = `${variant}-at-cap`;
+  let text = (await readFile(join(op.templatesDir, `${variant}.yaml`), 'utf8')).replace(`  name: ${variant}\n`, `  name: ${name}\n`);
+  for (let i = 0; Buffer.byteLength(text) < TEMPLATE_CAP - 200; i++) text += `# padding line ${String(i).padStart(5, '0')}: the operator notes how this variant differs, at length.\n`;
+  await writeFile(join(op.templatesDir, `${name}.yaml`), text);
+  await new Promise((r) => setTimeout(r, RACY_MS + 100));
+  return name;
+}
+
 async function templateRows(): Promise<BenchRow[]> {
   const op = await makeOperatorRoot(100);
   const port = await freePort();
   const app = await buildApp({ libraryOptions: { root: op.root }, web: false, port });
   const kept = addPrebuiltRoute(app);
-  // a custom variant with a base: its card carries a diff, the heaviest ordinary answer; and a shipped template as it ships
+  // a custom variant with a base: its card carries a diff, the heaviest ordinary answer; the same at the size cap
+  // (its diff against the base as large as the file); and a shipped template as it ships
   const variant = op.names.find((n) => n.startsWith('quick-fix-'))!;
-  const targets = [variant, 'research'];
+  const atCap = await writeAtCap(op, variant);
+  const targets = [variant, atCap, 'research'];
   const rows: BenchRow[] = [];
   try {
     await app.listen({ host: '127.0.0.1', port });
