@@ -1,6 +1,6 @@
 /**
  * Setup file of `npm test`'s unit project: fastify's response serializers
- * compiled once per worker instead of once per app.
+ * and request validators compiled once per worker instead of once per app.
  *
  * Every `buildApp` compiles a fast-json-stringify serializer for each
  * response schema of each route: about half of the CPU of building an app,
@@ -12,6 +12,14 @@
  * inputs, so each app serializes exactly as it would with its own copy, and
  * nothing a test asserts changes. The running service builds one app and
  * never loads this file.
+ *
+ * The same for the request validators (@fastify/ajv-compiler): each app
+ * made its own ajv and compiled every route's body, query, params and
+ * header schemas again, about 160 ms of CPU per app. A validator is a pure
+ * function of its schema, the shared schemas and ajv's options, which are
+ * all in the key, and fastify calls it and reads its `errors` at once, as
+ * it does for every request of one app, so sharing it across apps changes
+ * no answer. An app's own ajv is made only for a schema not seen before.
  */
 import { createRequire } from 'node:module';
 
@@ -51,5 +59,41 @@ if (!(MARK in original)) {
   }) as Selector;
   Object.assign(selector, original, { default: selector, SerializerSelector: selector, [MARK]: true });
   const cached = fromFastify.cache[id];
+  if (cached) cached.exports = selector;
+}
+
+type ValidatorCompile = (route: { schema: unknown; httpPart?: string }) => unknown;
+type ValidatorOptions = { customOptions?: unknown; mode?: unknown; plugins?: unknown[]; onCreate?: unknown };
+type ValidatorFactory = (externalSchemas: unknown, options: ValidatorOptions) => ValidatorCompile;
+type AjvSelector = ((opts?: unknown) => ValidatorFactory) & { [key: string]: unknown };
+
+const ajvId = fromFastify.resolve('@fastify/ajv-compiler');
+const ajvOriginal = fromFastify(ajvId) as AjvSelector;
+
+if (!(MARK in ajvOriginal)) {
+  const compiled = new Map<string, unknown>();
+  const selector = ((opts?: unknown) => {
+    // a serializer pool (jtdSerializer) or any other use: as fastify's own
+    if (opts !== undefined) return ajvOriginal(opts);
+    const factory = ajvOriginal();
+    return (externalSchemas, options) => {
+      // plugins and onCreate are functions a key cannot describe: compiled per app, as without this file
+      if (options.plugins?.length || options.onCreate) return factory(externalSchemas, options);
+      const shared = JSON.stringify([externalSchemas, options.customOptions, options.mode ?? null]);
+      let own: ValidatorCompile | null = null;
+      return (route) => {
+        const key = `${shared}\u0000${route.httpPart ?? ''}\u0000${JSON.stringify(route.schema)}`;
+        let fn = compiled.get(key);
+        if (fn === undefined) {
+          own ??= factory(externalSchemas, options);
+          fn = own(route);
+          compiled.set(key, fn);
+        }
+        return fn;
+      };
+    };
+  }) as AjvSelector;
+  Object.assign(selector, ajvOriginal, { default: selector, AjvCompiler: selector, [MARK]: true });
+  const cached = fromFastify.cache[ajvId];
   if (cached) cached.exports = selector;
 }
