@@ -20,7 +20,7 @@ import { defineConfig } from 'vitest/config';
  * The proofs whose every run kills or crashes the service again and again
  * (or cuts an upgrade short at each of its steps), drives several desks'
  * real servers, takes two desks through round after round on one remote
- * (sync-rounds, history-own), or proves a team's sharing (desks and a
+ * (sync-rounds, history-own, history-walk), or proves a team's sharing (desks and a
  * teammate's clone on one remote, git fsck after each): over 10 s each
  * even in a short version, so only this script runs them. `npm test` keeps
  * the in-process proofs at PROOF_ROUNDS=3, one two-desk round and the
@@ -35,6 +35,7 @@ export const PROOF_ONLY = [
   'test/sync-process.test.ts',
   'test/sync-rounds.test.ts',
   'test/history-own.test.ts',
+  'test/history-walk.test.ts',
   'test/sync-shared.test.ts',
   'test/sync-teammate.test.ts',
   'test/history-server.test.ts',
