@@ -301,7 +301,7 @@ export async function scale(): Promise<BenchRow[]> {
   rows.push(linear('warm list', small.warmPerTemplateUs, large.warmPerTemplateUs));
   rows.push(linear('cold first list', small.coldPerTemplateUs, large.coldPerTemplateUs));
   const mb = (x: number) => `${x.toFixed(0)} MB`;
-  const up = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(0)} MB`;
+  const up = (x: number) => `${Math.round(x) >= 0 ? '+' : '−'}${Math.abs(Math.round(x))} MB`;
   const spaces = Object.entries(large.spacesMB)
     .map(([space, used]): [string, number] => [space, used - (empty.spacesMB[space] ?? 0)])
     .filter(([, rise]) => Math.abs(rise) >= 0.5)
