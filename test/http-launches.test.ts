@@ -1,8 +1,8 @@
 /** The launch draft routes over a real library with the shipped harness: every route, status and transition, the refresh on a changed template, and the waits. */
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type App, type AppOptions, buildApp } from '../src/app.js';
 import type { DeskEvent } from '../src/library/events/bus.js';
 import { unitOf } from '../src/library/layout.js';
@@ -54,12 +54,29 @@ async function close() {
   await library?.close();
 }
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'desk-launches-'));
-  root = join(dir, 'root');
+/**
+ * The root every test starts from — made, greet saved and committed, the
+ * library closed — is built once for the file and copied for each test:
+ * making a root (its git repository, the first start's commit, greet's
+ * commit) was most of a test's git processes.
+ */
+let template: string;
+beforeAll(async () => {
+  template = await mkdtemp(join(tmpdir(), 'desk-launches-template-'));
+  root = join(template, 'root');
   await mkdir(join(root, 'templates'), { recursive: true });
   await open();
   expect((await put('greet', GREET, { 'if-none-match': '*' })).statusCode).toBe(200);
+  await library.history.settle();
+  await close();
+});
+afterAll(() => rm(template, { recursive: true, force: true }));
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'desk-launches-'));
+  root = join(dir, 'root');
+  await cp(join(template, 'root'), root, { recursive: true });
+  await open();
 });
 afterEach(async () => {
   await close();
