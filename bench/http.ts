@@ -21,13 +21,13 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
-import { fileURLToPath } from 'node:url';
 import { type App, buildApp } from '../src/app.js';
 import { UserDirectory } from '../src/http/users-directory.js';
 import { TEMPLATE_CAP } from '../src/library/disk/fs-safe.js';
 import { RACY_MS } from '../src/library/memos/entry-cache.js';
 import { formatUsers, tokenDigest, type UserEntry } from '../src/http/users.js';
 import type { ProfileResult } from './get-profile-child.js';
+import { partsText, profileChild } from './profile-parts.js';
 import { makeOperatorRoot, type OperatorRoot } from './operator-root.js';
 import type { BenchRow } from './table.js';
 
@@ -153,15 +153,9 @@ async function prebuild(app: App, port: number, kept: Map<string, Prebuilt>, nam
 
 /** Where a GET's CPU goes: bench/get-profile-child.ts on the same root, after the app above let go of it. */
 async function profileRow(root: string, name: string): Promise<BenchRow> {
-  const script = fileURLToPath(new URL('./get-profile-child.js', import.meta.url));
-  const { stdout } = await execFileP(process.execPath, [script, root, name, '3000'], { maxBuffer: 1 << 20 });
-  const p = JSON.parse(stdout.trim().split('\n').pop()!) as ProfileResult;
-  const parts = Object.entries(p.parts)
-    .filter(([, share]) => share >= 0.01)
-    .map(([part, share]) => `${part} ${(share * 100).toFixed(0)} %`)
-    .join(', ');
+  const p = await profileChild<ProfileResult>('get-profile-child.js', [root, name, '3000']);
   return {
-    name: `where a GET /api/desk/templates/${name} spends its CPU (inject, sampling profiler, ${p.requests} requests; µs per request): ${parts}`,
+    name: `where a GET /api/desk/templates/${name} spends its CPU (inject, sampling profiler, ${p.requests} requests; µs per request): ${partsText(p.parts)}`,
     value: p.usPerRequest,
     unit: 'µs',
   };

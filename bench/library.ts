@@ -31,6 +31,7 @@ import { loadShipped } from '../src/library/shipped.js';
 import { writeTemplateSave } from '../src/library/templates/files.js';
 import { harnessDir } from '../src/paths.js';
 import type { ChildResult } from './library-child.js';
+import { partsText, profileChild } from './profile-parts.js';
 import type { SaveProfileResult } from './save-profile-child.js';
 import { makeOperatorRoot, type OperatorRoot } from './operator-root.js';
 import { type BenchRow, median } from './table.js';
@@ -202,15 +203,9 @@ export async function saves(op: OperatorRoot): Promise<BenchRow[]> {
 async function saveProfile(op: OperatorRoot): Promise<BenchRow> {
   const root = join(op.base, 'profiled');
   await mkdir(root);
-  const script = fileURLToPath(new URL('./save-profile-child.js', import.meta.url));
-  const { stdout } = await execFileP(process.execPath, [script, root, '200', 'on'], { maxBuffer: 1 << 20 });
-  const r = JSON.parse(stdout.trim().split('\n').pop()!) as SaveProfileResult;
-  const parts = Object.entries(r.parts)
-    .filter(([, share]) => share >= 0.01)
-    .map(([part, share]) => `${part} ${(share * 100).toFixed(0)} %`)
-    .join(', ');
+  const r = await profileChild<SaveProfileResult>('save-profile-child.js', [root, '200', 'on']);
   return {
-    name: `where a PUT ${LIST}/quick-fix spends its time (200 saves in a row, history on, inject, sampling profiler; share of the wall-clock samples): ${parts}; this process's CPU ${r.cpuMsPerSave.toFixed(2)} ms a save, git's ${r.childCpuMsPerSave.toFixed(2)} ms`,
+    name: `where a PUT ${LIST}/quick-fix spends its time (200 saves in a row, history on, inject, sampling profiler; share of the wall-clock samples): ${partsText(r.parts)}; this process's CPU ${r.cpuMsPerSave.toFixed(2)} ms a save, git's ${r.childCpuMsPerSave.toFixed(2)} ms`,
     value: r.wallMsPerSave,
     unit: 'ms',
   };

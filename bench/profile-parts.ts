@@ -4,6 +4,10 @@
  * part, up to the root), so the parts add up to the whole. Used by the
  * bench's profile children (get-profile-child.ts, save-profile-child.ts).
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
 export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string };
@@ -35,4 +39,19 @@ export function classifySamples(profile: { nodes: ProfileNode[]; samples: number
   }
   const total = profile.samples.length;
   return Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / total]));
+}
+
+/** Runs a profile child, `node <script> …args` beside this file, and reads the one JSON line it prints last. */
+export async function profileChild<T>(script: string, args: readonly string[]): Promise<T> {
+  const path = fileURLToPath(new URL(`./${script}`, import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [path, ...args], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as T;
+}
+
+/** The parts of at least 1 %, largest first: "fastify + inject 52 %, garbage collection 24 %, …". */
+export function partsText(parts: Record<string, number>): string {
+  return Object.entries(parts)
+    .filter(([, share]) => share >= 0.01)
+    .map(([part, share]) => `${part} ${(share * 100).toFixed(0)} %`)
+    .join(', ');
 }
