@@ -8,8 +8,9 @@ import { PROOF_ONLY } from './vitest.proof.config.js';
  * case here (fullProof() is false below PROOF_ROUNDS=50). The full proofs and
  * those tests in full run with `npm run test:proof` (vitest.proof.config.ts),
  * the browser tests with `npm run test:e2e` (vitest.e2e.config.ts). The
- * kill, crash and real-process sync proofs (PROOF_ONLY there) run only in
- * `npm run test:proof`: each takes over 10 s even in its short version.
+ * kill, crash and real-process sync proofs and the two-desk rounds
+ * (PROOF_ONLY there) run only in `npm run test:proof`: each takes over 10 s
+ * even in its short version.
  */
 const shared = {
   env: { PROOF_ROUNDS: process.env.PROOF_ROUNDS ?? '3' },
