@@ -53,3 +53,11 @@ describe('the entry cache keys a slot on its files stats', () => {
     expect(c.get('mine', st(), null, null)).toBeNull();
   });
 });
+
+describe('statsKey', () => {
+  test('an inode past 2^53 (an overlay file system sets high bits) is written exactly', () => {
+    const big = 2n ** 60n + 1n;
+    expect(statsKey(st({ ino: big }), null, null)).not.toBe(statsKey(st({ ino: big + 1n }), null, null));
+    expect(statsKey(st({ ino: big }), null, null).split(' ')[0]).toBe(String(big));
+  });
+});
