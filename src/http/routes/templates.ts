@@ -51,8 +51,13 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ library: Library }> = a
         },
       },
     },
-    // the entries as they are: the response schema writes the fields it declares
-    async () => ({ templates: await library.listTemplates() }),
+    async (_req, reply) => {
+      // the entries as they are: the response schema writes the fields it declares. Sent as bytes: of a
+      // string fastify measures every character for the length (Buffer.byteLength, a sixth of a warm list
+      // of 1,000) and the socket encodes it again
+      const body = reply.serialize({ templates: await library.listTemplates() }) as string;
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(Buffer.from(body, 'utf8'));
+    },
   );
 
   app.get(
