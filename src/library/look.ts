@@ -150,7 +150,10 @@ export function pointCatalogue(ctx: LibraryContext): Catalogue {
   const dirs = new Map<string, string | null>();
   const entry = (folder: string, file: string) => {
     let dir = dirs.get(folder);
-    if (dir === undefined) dirs.set(folder, (dir = ctx.fs ? (safeDirSync(ctx.fs, [folder])?.dir ?? null) : null));
+    if (dir === undefined) {
+      dir = ctx.fs ? (safeDirSync(ctx.fs, [folder])?.dir ?? null) : null;
+      dirs.set(folder, dir);
+    }
     return dir ? lstatSyncOrNull(`${dir}/${file}`) : null;
   };
   // what operatorRoleNames counts: a folder, or a link where a folder would be (listed as unreadable)
