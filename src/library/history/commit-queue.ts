@@ -82,6 +82,8 @@ export interface CommitQueueOptions {
   logger: LibraryLogger;
   /** test hook: throwing fails the commit at this step */
   faults?: (step: string) => void | Promise<void>;
+  /** HEAD as the opener just read it (null: no commit yet): the first refresh trusts it instead of asking git again */
+  head?: string | null;
 }
 
 export class CommitQueue {
@@ -106,7 +108,12 @@ export class CommitQueue {
   /** one git writer at a time: the serializer's one key */
   private readonly serial = new KeyedQueue();
 
-  constructor(private readonly o: CommitQueueOptions) {}
+  /** HEAD as read at the start, used by the first refresh only: the root's lock keeps it true until then */
+  private known: string | null | undefined;
+
+  constructor(private readonly o: CommitQueueOptions) {
+    this.known = o.head;
+  }
 
   /** HEAD's tracked paths, as the start's comparison with the disk needs them. */
   async tree(): Promise<Map<string, string>> {
@@ -223,8 +230,13 @@ export class CommitQueue {
   private async refresh(): Promise<void> {
     if (!this.stale) return;
     const { git } = this.o;
-    const r = await git.run(['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
-    this.head = r.code === 0 ? r.stdout.toString('utf8').trim() : null;
+    if (this.known !== undefined) {
+      this.head = this.known;
+      this.known = undefined;
+    } else {
+      const r = await git.run(['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
+      this.head = r.code === 0 ? r.stdout.toString('utf8').trim() : null;
+    }
     this.committed = new Map();
     if (this.head) {
       const out = await git.ok(['ls-tree', '-r', '-z', '--full-tree', this.head, '--', ...TRACKED_TOP]);

@@ -6,7 +6,7 @@ import type { LockHolder } from '../disk/lock-holder.js';
 import { LOCK_FILE } from '../disk/root-lock.js';
 import { CommitQueue, type Job } from './commit-queue.js';
 import { disabledHistory } from './disabled.js';
-import { type Git, GitMissingError, gitAt } from './git.js';
+import { type Git, GitError, GitMissingError, gitAt } from './git.js';
 import { readCap } from '../disk/fs-safe.js';
 import { fromEntry, Journal, toEntry } from './journal.js';
 import * as read from './read.js';
@@ -98,14 +98,17 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   }
   // every git process is a fork and exec that a loaded machine makes slow: the start runs as few as it can
   let format: ObjectFormat;
-  let hadHead: boolean;
+  let head: string | null;
   let locks: string[];
   try {
     if (kind === 'missing') await initRepo(git);
     locks = await recoverLocks(git.gitDir, () => lockIsOurs(fs.root, holder));
-    const [f, h] = await Promise.all([git.ok(['rev-parse', '--show-object-format']), git.run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'])]);
-    format = f.trim() === 'sha256' ? 'sha256' : 'sha1';
-    hadHead = h.code === 0;
+    // one process for both: the format's line always, HEAD's id on a second line when there is a commit (exit 1 when not)
+    const r = await git.run(['rev-parse', '--show-object-format', '-q', '--verify', 'HEAD^{commit}']);
+    const [f, h] = r.stdout.toString('utf8').split('\n');
+    if (f !== 'sha1' && f !== 'sha256') throw new GitError(['rev-parse', '--show-object-format'], r);
+    format = f;
+    head = r.code === 0 && h ? h : null;
   } catch (e) {
     if (!(e instanceof GitMissingError)) throw e;
     const why = `git was not found (${bin} on PATH): the library keeps no history; install git and restart to keep it`;
@@ -115,13 +118,13 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
   reportLocks(logger, locks);
   await ensureIgnore(fs.root);
   const journal = new Journal(fs.root, logger);
-  const queue = new CommitQueue({ git, format, author, journal, logger, ...(o.authorOf ? { authorOf: o.authorOf } : {}), ...(o.faults ? { faults: o.faults } : {}) });
+  const queue = new CommitQueue({ git, format, author, journal, logger, ...(o.authorOf ? { authorOf: o.authorOf } : {}), ...(o.faults ? { faults: o.faults } : {}), head });
 
   // 1. what a crash left queued, in order — less a batch HEAD already holds (its files not yet removed)
   const cut = (await journal.settleLanding(async (commit) => (await git.run(['merge-base', '--is-ancestor', commit, 'HEAD'])).code === 0)) || locks.length > 0;
   const left = journal.left();
   // index entries a commit cut short had staged go back to HEAD: its job is still in the journal
-  if (hadHead && (cut || left.length > 0)) {
+  if (head && (cut || left.length > 0)) {
     // by ids, never `git reset`: its refresh would hash the work tree through the repository's clean filters (repo.ts)
     await indexToHead(git, TRACKED_TOP).catch((e: Error) => logger.warn({ err: e.message }, 'history: the index was not brought back to HEAD; git status may show staged changes'));
   }
@@ -157,7 +160,7 @@ export async function openHistory(fs: FsContext, holder: LockHolder, logger: Lib
     const job: Job = { snapshot, message, who, at, journal: keep ? journal.write(toEntry(snapshot, message, who, at)) : null };
     queue.enqueue(job);
   };
-  if (!hadHead) {
+  if (!head) {
     enqueue(changed, 'found on disk: the library at its first start', null, now, false);
   } else {
     const groups = new Map<string, Snapshot>();

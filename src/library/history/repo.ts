@@ -136,6 +136,8 @@ export const ownedPath = (p: string): boolean => p === '.gitignore' || unitOf(p)
 export async function hideForeign(git: Git, paths?: readonly string[]): Promise<void> {
   let todo = paths;
   if (!todo) {
+    // no index yet (a repository the start has just made): nothing to flag, and no git process to learn it
+    if (!(await lstat(join(git.gitDir, 'index')).catch(() => null))) return;
     const listed = (await git.ok(['ls-files', '-v', '-z'])).split('\0').filter(Boolean);
     const root = dirname(git.gitDir);
     const out: string[] = [];
