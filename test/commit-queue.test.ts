@@ -11,10 +11,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { CommitQueue, GAP_MS, type Job } from '../src/library/history/commit-queue.js';
 import { type Git, gitAt } from '../src/library/history/git.js';
+import { GitSpawner } from '../src/library/history/spawner.js';
 import { Journal } from '../src/library/history/journal.js';
 
 let root = '';
 let starts: number[] = [];
+let spawner: GitSpawner;
 let queue: CommitQueue;
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {} } as never;
@@ -41,10 +43,12 @@ beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'desk-cq-'));
   execFileSync('git', ['init', '-q', '-b', 'main', root]);
   starts = [];
-  queue = new CommitQueue({ git: counting(gitAt(root)), format: 'sha1', author: { name: 'desk', email: 'desk@example.invalid' }, journal: new Journal(root, quiet), logger: quiet });
+  spawner = new GitSpawner();
+  queue = new CommitQueue({ git: counting(gitAt(root, { spawner })), format: 'sha1', author: { name: 'desk', email: 'desk@example.invalid' }, journal: new Journal(root, quiet), logger: quiet });
 });
 afterEach(async () => {
   queue.close();
+  spawner.close();
   await rm(root, { recursive: true, force: true });
 });
 

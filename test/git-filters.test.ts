@@ -13,9 +13,10 @@
 import { execFileSync } from 'node:child_process';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { restoreVersion, templateVersions } from '../src/library/history/versions.js';
 import { gitAt } from '../src/library/history/git.js';
+import { GitSpawner } from '../src/library/history/spawner.js';
 import { LibrarySync } from '../src/library/sync/sync.js';
 import type { Library } from '../src/library/types.js';
 import { armed, ENV, git, gitBytes, look } from './git-armed.js';
@@ -157,7 +158,9 @@ describe('transports that run programs never run', () => {
     expect(await readFile(marker)).toBeDefined();
     await rm(marker);
 
-    const g = gitAt(f.root);
+    const spawner = new GitSpawner();
+    onTestFinished(() => spawner.close());
+    const g = gitAt(f.root, { spawner });
     const r = await g.run(['fetch', '--end-of-options', `ext::sh -c touch% ${marker}`, 'main']);
     expect(r.code).not.toBe(0);
     await expect(readFile(marker)).rejects.toMatchObject({ code: 'ENOENT' });

@@ -7,6 +7,7 @@ import { EventBus } from './events/bus.js';
 import { disabledHistory } from './history/disabled.js';
 import { type HistoryOptions, openHistory, type Opened } from './history/open.js';
 import { noRecorder } from './history/recorder.js';
+import { GitSpawner } from './history/spawner.js';
 import { syncFiles } from './sync/files.js';
 import { type FaultHook, type FsContext, rootUnwritable } from './disk/fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
@@ -37,6 +38,13 @@ export interface LibraryOptions extends ReaderOptions {
   validate?: typeof validateTemplate;
   /** History (docs/history.md): the author, the git binary, a fault hook. Default: DESK_AUTHOR's default, `git` on PATH. */
   history?: HistoryOptions;
+  /**
+   * What starts the git processes of history and sync (history/spawner.ts).
+   * Default: one of the library's own, closed with it. A process that opens
+   * many libraries (the tests, a benchmark) may share one, which is then its
+   * own to close: each helper is a Node process to start.
+   */
+  spawner?: GitSpawner;
   /** The proposal and launch-draft stores' bounds (records.ts): kept, pending, per hour, waits, clock. Default: theirs. */
   records?: RecordsOptions;
   /** The team's remote (DESK_LIBRARY_REMOTE; sync/sync.ts): `library.sync` is built over it when the root is ours. Default: none, no sync. */
@@ -66,6 +74,8 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
   let unwritable: string | null = null;
   /** history, when the root is ours to write */
   let opened: Opened | null = null;
+  /** starts the git processes of history and sync (nothing until the first one); the library's own is closed with it */
+  const spawner = options.spawner ?? new GitSpawner();
   if (options.root !== null) {
     await mkdir(options.root, { recursive: true });
     // the operator chose this folder, links and all; below it, nothing is followed
@@ -86,7 +96,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
         throw e;
       }
       // after recovery: the files are whole again, so what they hold can be committed
-      opened = await openHistory(fs, lock.holder, logger, { owned: syncOwned, ...options.history }).catch((e: unknown) => {
+      opened = await openHistory(fs, lock.holder, logger, spawner, { owned: syncOwned, ...options.history }).catch((e: unknown) => {
         const why = `history is off: ${(e as Error).message}`;
         logger.error({ err: (e as Error).message, history: false }, why);
         return { history: disabledHistory(why), recorder: null, close: async () => {} };
@@ -146,11 +156,12 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
       records?.close();
       await queue.idle();
       await opened?.close();
+      if (spawner !== options.spawner) spawner.close();
       await lock?.release();
     },
   };
   records = openRecords(library, options.records, logger);
   watcher = new LibraryWatcher(library, events, { onError: (err) => logger.warn({ err }, 'a look for changes on disk failed; trying again'), ...options.watch });
-  sync = options.sync && fs ? new LibrarySync(library, { logger, ...options.sync }) : null;
+  sync = options.sync && fs ? new LibrarySync(library, { logger, spawner, ...options.sync }) : null;
   return library;
 }

@@ -1,12 +1,12 @@
-import { execFile } from 'node:child_process';
-import { setPriority } from 'node:os';
 import { gitDirOf } from '../layout.js';
+import type { GitSpawner } from './spawner.js';
 
 /**
  * The one way this service runs git (docs/history.md; docs/operations.md,
  * What git sees): history's commits and reads, sync's fetch, merge and push,
  * and the start's checks all go through `gitAt`. The binary through
- * execFile, never a shell, with the same fixed settings on every call:
+ * execFile, never a shell, started by a small helper process (spawner.ts),
+ * with the same fixed settings on every call:
  *
  * - `GIT_DIR` and `GIT_WORK_TREE` name the root's own `.git`: no discovery,
  *   so a root inside another repository never commits into that one;
@@ -111,6 +111,8 @@ export interface GitOptions {
 }
 
 export interface GitAtOptions {
+  /** what starts the processes (spawner.ts): the library's, closed with it */
+  spawner: GitSpawner;
   /** the git binary; default `git` on PATH */
   bin?: string;
   /** where GIT_PASS_THROUGH's values come from; default process.env */
@@ -226,56 +228,32 @@ function gitEnv(root: string, baseEnv: NodeJS.ProcessEnv = process.env, extra: G
   };
 }
 
-export function gitAt(root: string, o: GitAtOptions = {}): Git {
+export function gitAt(root: string, o: GitAtOptions): Git {
   const bin = o.bin ?? 'git';
   const baseEnv = o.env ?? process.env;
   const gitDir = gitDirOf(root);
-  const run = (args: readonly string[], options: GitOptions = {}): Promise<GitResult> =>
-    new Promise((resolve, reject) => {
-      const timeout = options.timeoutMs ?? o.timeoutMs ?? 0;
-      const child = execFile(
-        bin,
-        [...config(NO_HOOKS), ...args],
-        {
-          cwd: root,
-          env: gitEnv(root, baseEnv, options.env),
-          encoding: 'buffer',
-          maxBuffer: 256 * 1024 * 1024,
-          windowsHide: true,
-          timeout,
-          killSignal: 'SIGKILL',
-          ...(options.signal ? { signal: options.signal } : {}),
-        },
-        (err, stdout, stderr) => {
-          const e = err as (NodeJS.ErrnoException & { code?: string | number | null; killed?: boolean; signal?: NodeJS.Signals | null }) | null;
-          const text = stderr.toString('utf8');
-          if (e?.name === 'AbortError') {
-            resolve({ code: null, stdout, stderr: text, cut: 'aborted' });
-            return;
-          }
-          if (e && typeof e.code === 'string') {
-            reject(e.code === 'ENOENT' ? new GitMissingError(`${bin} was not found on PATH`) : e);
-            return;
-          }
-          if (e && (e.code === null || e.code === undefined) && e.signal) {
-            resolve({ code: null, stdout, stderr: text, cut: e.killed && timeout > 0 ? 'timeout' : e.signal });
-            return;
-          }
-          resolve({ code: e ? Number(e.code ?? 1) : 0, stdout, stderr: text });
-        },
-      );
-      if (options.background && child.pid !== undefined) {
-        try {
-          setPriority(child.pid, 10);
-        } catch {
-          // not permitted, or already gone: it runs at the normal priority
-        }
-      }
-      // a git that exits before reading its stdin must not crash the service with EPIPE
-      child.stdin?.on('error', () => {});
-      if (options.input !== undefined) child.stdin?.end(options.input);
-      else child.stdin?.end();
+  const run = async (args: readonly string[], options: GitOptions = {}): Promise<GitResult> => {
+    const timeout = options.timeoutMs ?? o.timeoutMs ?? 0;
+    const { error: e, stdout, stderr } = await o.spawner.run({
+      bin,
+      args: [...config(NO_HOOKS), ...args],
+      cwd: root,
+      env: gitEnv(root, baseEnv, options.env),
+      input: options.input,
+      maxBuffer: 256 * 1024 * 1024,
+      timeout,
+      background: options.background ?? false,
+      signal: options.signal,
     });
+    const text = stderr.toString('utf8');
+    if (e?.name === 'AbortError') return { code: null, stdout, stderr: text, cut: 'aborted' };
+    if (e && typeof e.code === 'string') {
+      if (e.code === 'ENOENT') throw new GitMissingError(`${bin} was not found on PATH`);
+      throw Object.assign(new Error(e.message), { code: e.code });
+    }
+    if (e && (e.code === null || e.code === undefined) && e.signal) return { code: null, stdout, stderr: text, cut: e.killed && timeout > 0 ? 'timeout' : e.signal };
+    return { code: e ? Number(e.code ?? 1) : 0, stdout, stderr: text };
+  };
   const bytes = async (args: readonly string[], options?: GitOptions): Promise<Buffer> => {
     const r = await run(args, options);
     if (r.code !== 0) throw new GitError(args, r);

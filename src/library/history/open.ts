@@ -7,6 +7,7 @@ import { LOCK_FILE } from '../disk/root-lock.js';
 import { CommitQueue, type Job } from './commit-queue.js';
 import { disabledHistory } from './disabled.js';
 import { type Git, GitError, GitMissingError, gitAt } from './git.js';
+import type { GitSpawner } from './spawner.js';
 import { readCap } from '../disk/fs-safe.js';
 import { fromEntry, Journal, toEntry } from './journal.js';
 import * as read from './read.js';
@@ -86,10 +87,10 @@ async function lockIsOurs(root: string, holder: LockHolder): Promise<boolean> {
  * commits a crash left committed, and what is on disk but in no commit
  * queued as `found on disk` — all before the first write is taken.
  */
-export async function openHistory(fs: FsContext, holder: LockHolder, logger: LibraryLogger, o: HistoryOptions = {}): Promise<Opened> {
+export async function openHistory(fs: FsContext, holder: LockHolder, logger: LibraryLogger, spawner: GitSpawner, o: HistoryOptions = {}): Promise<Opened> {
   const bin = o.git ?? 'git';
   const author = parseAuthor(o.author ?? DEFAULT_AUTHOR) ?? parseAuthor(DEFAULT_AUTHOR)!;
-  const git = gitAt(fs.root, { bin, env: o.env });
+  const git = gitAt(fs.root, { bin, env: o.env, spawner });
   const kind = await gitDirKind(fs.root);
   if (kind === 'other') {
     const why = `${gitDirOf(fs.root)} is not a folder (a linked work tree or a link): the library keeps no history`;

@@ -6,6 +6,7 @@ import type { EventBus } from '../events/bus.js';
 import type { SyncFiles } from './contract.js';
 import type { History } from '../history/types.js';
 import { blobAt, type Git, GitError, gitAt } from '../history/git.js';
+import { GitSpawner } from '../history/spawner.js';
 import { clearRound, loadDiverged, loadRound, remoteLabel, saveDiverged, saveRound } from './store.js';
 import { hideAbsent, ownedPath } from '../history/repo.js';
 import { keepOwn } from '../history/own.js';
@@ -35,6 +36,8 @@ export interface SyncOptions {
   now?: () => number;
   /** how long POST /sync waits for its round before it answers 202 with the round (docs/api.md, Sync). Default 30 s */
   waitMs?: number;
+  /** what starts git: the library's (history.spawner.ts); default one of the sync's own, closed when it stops */
+  spawner?: GitSpawner;
 }
 
 export type { SyncStatus };
@@ -92,13 +95,16 @@ export class LibrarySync {
   private readonly saidIgnored = new Set<string>();
   /** cuts a fetch or push in flight when the service stops: the network must not hold a stop past its grace */
   private readonly stopping = new AbortController();
+  /** the spawner made here when none was given, closed at stop */
+  private readonly ownSpawner: GitSpawner | null;
 
   constructor(
     private readonly library: SyncedLibrary,
     private readonly options: SyncOptions,
   ) {
     if (!library.root) throw new Error('sync needs a library root');
-    this.git = gitAt(library.root, { timeoutMs: SYNC_GIT_TIMEOUT_MS });
+    this.ownSpawner = options.spawner ? null : new GitSpawner();
+    this.git = gitAt(library.root, { timeoutMs: SYNC_GIT_TIMEOUT_MS, spawner: options.spawner ?? this.ownSpawner! });
     this.label = remoteLabel(options.remote);
     this.logger = options.logger ?? silent;
     this.now = options.now ?? Date.now;
@@ -137,6 +143,7 @@ export class LibrarySync {
     if (this.timer) clearInterval(this.timer);
     for (const u of this.unsubscribe) u();
     await this.chain.idle();
+    this.ownSpawner?.close();
   }
 
   private run<T>(task: () => Promise<T>): Promise<T> {
