@@ -18,9 +18,13 @@
  * - paging the library's history on that root: the pages after the first
  *   (the walk of every commit kept in memory by src/library/history/read.ts)
  *   against a first page, which walks all 10,000 commits — what every page
- *   would cost without that cache.
+ *   would cost without that cache;
+ * - git from a helper: what starting a git process costs a service of
+ *   200 MB RSS through the helper against starting it directly (spawns()).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -249,13 +253,34 @@ async function starts(root: string): Promise<BenchRow[]> {
   return [{ name: 'start on a root with 10,000 commits (100 templates) to listening', value, unit: 'ms', baseline, baselineName: 'history off', ratio: value / baseline, goal: '≤ 2 s', ok: value <= 2000 }];
 }
 
+const execFileP = promisify(execFile);
+
+/**
+ * git from a helper (src/library/history/spawner.ts): a process of about
+ * 200 MB RSS, a service holding 10,000 templates, runs `git --version`
+ * through the library's GitSpawner ÷ started directly with execFile, as
+ * the service did: its own CPU per git process (the time its one thread
+ * was busy: fork, then copy-on-write faults) and the wall time per process.
+ */
+async function spawns(): Promise<BenchRow[]> {
+  const script = fileURLToPath(new URL('./git-spawn-child.js', import.meta.url));
+  const { stdout } = await execFileP(process.execPath, [script, '200'], { maxBuffer: 1 << 20 });
+  const r = JSON.parse(stdout) as { rss: number; direct: { cpu: number; wall: number }; helper: { cpu: number; wall: number } };
+  const at = `a process of ${r.rss} MB RSS`;
+  return [
+    { name: `git from a helper: the service's own CPU per git process, ${at}, through the helper ÷ started directly`, value: r.helper.cpu, unit: 'ms', baseline: r.direct.cpu, baselineName: 'started directly', ratio: r.helper.cpu / r.direct.cpu, goal: '≤ 0.2', ok: r.helper.cpu / r.direct.cpu <= 0.2 },
+    { name: `git from a helper: wall time per git process, ${at}, through the helper ÷ started directly`, value: r.helper.wall, unit: 'ms', baseline: r.direct.wall, baselineName: 'started directly', ratio: r.helper.wall / r.direct.wall },
+  ];
+}
+
 export async function bench(): Promise<BenchRow[]> {
+  const rows = await spawns();
   const base = await mkdtemp(join(tmpdir(), 'desk-bench-history-'));
   try {
     await writeFile(join(base, 'README'), 'desk-library history benchmark scratch\n');
     const big = join(base, 'start');
     await rootWithHistory(big, 10_000, 100);
-    return [...(await saves(base)), ...(await logs(base)), ...(await starts(big)), ...(await paging(big))];
+    return [...rows, ...(await saves(base)), ...(await logs(base)), ...(await starts(big)), ...(await paging(big))];
   } finally {
     await rm(base, { recursive: true, force: true });
   }

@@ -6,6 +6,7 @@ import { afterAll, expect, test } from 'vitest';
 import { main } from '../src/cli.js';
 import { openLibrary } from '../src/library/library.js';
 import { harnessDir } from '../src/paths.js';
+import { testSpawner } from './test-spawner.js';
 
 /**
  * The CLI and the service check a template against one catalogue, built by
@@ -37,7 +38,7 @@ test('base: ticket-input — no base.unknown from the CLI, and none from the ser
   expect(cliCodes).not.toContain('base.unknown');
   expect(code).toBe(0);
 
-  const lib = await openLibrary({ root: dir });
+  const lib = await openLibrary({ spawner: testSpawner, root: dir });
   try {
     const serviceCodes = (await lib.getTemplate('intake-variant'))!.problems.map((p) => p.code);
     expect(serviceCodes).not.toContain('base.unknown');

@@ -8,6 +8,7 @@ import { main } from '../src/cli.js';
 import { LOCK_FILE } from '../src/library/disk/root-lock.js';
 import { openLibrary } from '../src/library/library.js';
 import { runSync } from './children.js';
+import { testSpawner } from './test-spawner.js';
 
 /**
  * `validate --library ROOT` reads the root through the library's read side
@@ -66,7 +67,7 @@ describe('validate --library reads the root without writing to it', () => {
     const file = join(await tempDir(), 'variant.yaml');
     await writeFile(file, VARIANT);
     // no git here: no history commit can change the root while the CLI reads it
-    const lib = await openLibrary({ root, history: { git: join(root, 'no-git-here') } });
+    const lib = await openLibrary({ spawner: testSpawner, root, history: { git: join(root, 'no-git-here') } });
     try {
       await lib.saveTemplate('origin', ORIGIN);
       await lib.saveRole('auditor', 'Audits.\n', { tools: ['tickets.read'] });

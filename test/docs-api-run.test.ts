@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
 import { harnessDir } from '../src/paths.js';
+import { testSpawner } from './test-spawner.js';
 
 const doc = readFileSync(new URL('../docs/api.md', import.meta.url), 'utf8');
 const shipped = (name: string) => readFileSync(join(harnessDir, 'templates', `${name}.yaml`), 'utf8');
@@ -239,7 +240,7 @@ beforeAll(async () => {
   // the page's server was started in /tmp/desk-run; this one's folder stands in for it
   learned.set('/tmp/desk-run', dir);
   // the author the page's history answers show (DESK_AUTHOR's default names the machine)
-  app = await buildApp({ libraryOptions: { root: join(dir, '.desk-library'), history: { author: 'desk <desk@localhost>' } }, web: false, host: '127.0.0.1', port: 8787 });
+  app = await buildApp({ libraryOptions: { spawner: testSpawner, root: join(dir, '.desk-library'), history: { author: 'desk <desk@localhost>' } }, web: false, host: '127.0.0.1', port: 8787 });
 });
 afterAll(async () => {
   if (RENDER) writeFileSync(RENDER, JSON.stringify(rendered, null, 2));
@@ -305,7 +306,7 @@ describe('docs/api.md examples, run in order', () => {
   test.each(all.map((e) => [`${e.heading} (docs/api.md:${e.line})`, e] as const))('%s', async (where, e) => {
     if (e.notRun) return;
     const req = curl(substitute(e.command));
-    if (e.noRoot && !rootless) rootless = await buildApp({ libraryOptions: { root: null }, web: false, host: '127.0.0.1', port: 8787 });
+    if (e.noRoot && !rootless) rootless = await buildApp({ libraryOptions: { spawner: testSpawner, root: null }, web: false, host: '127.0.0.1', port: 8787 });
     const server = e.noRoot && rootless ? rootless : app;
     const res = await server.inject({ method: req.method as 'GET', url: req.url, headers: req.headers, ...(req.payload !== undefined ? { payload: req.payload } : {}) });
     const problems: string[] = [];

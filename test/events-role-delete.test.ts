@@ -6,6 +6,7 @@ import type { DeskEvent } from '../src/library/events/bus.js';
 import { openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 let fx: Fixture;
 let lib: Library;
@@ -13,7 +14,7 @@ let app: App;
 let events: DeskEvent[];
 beforeEach(async () => {
   fx = await fixture();
-  lib = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+  lib = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness });
   app = await buildApp({ library: lib, web: false });
   events = [];
   lib.events.subscribe((e) => events.push(e));

@@ -9,6 +9,7 @@ import { openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
 import { call, connect, data, type SseClient } from './events-client.js';
+import { testSpawner } from './test-spawner.js';
 
 let fx: Fixture;
 let app: App | null = null;
@@ -18,7 +19,7 @@ const clients: SseClient[] = [];
 
 async function start(opts: Partial<AppOptions> = {}): Promise<App> {
   // the library builds its watcher (LibraryOptions.watch): a relist every 50 ms
-  lib = await openLibrary({ root: fx.root, harnessDir: fx.harness, watch: { relistMs: 50 } });
+  lib = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness, watch: { relistMs: 50 } });
   app = await buildApp({ library: lib, web: false, ...opts });
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -16,6 +16,7 @@ import { openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
 import { connect, type SseClient } from './events-client.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 let fx: Fixture;
 let lib: Library;
@@ -28,7 +29,7 @@ const clients: SseClient[] = [];
 
 beforeEach(async () => {
   fx = await fixture();
-  lib = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+  lib = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness });
   events = [];
   looks = { relist: 0, names: 0 };
   errors = [];

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
 import { packageRoot } from '../src/paths.js';
 import { codeOf } from './guard-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 const PORT = 8787;
 const HOST = `127.0.0.1:${PORT}`;
@@ -46,7 +47,7 @@ const save = (headers: Record<string, string>, body = JSON.stringify({ source })
 
 describe('guards in the real app', () => {
   it('a save from the page goes through; the same save from elsewhere changes nothing', async () => {
-    app = await buildApp({ libraryOptions: { root }, port: PORT });
+    app = await buildApp({ libraryOptions: { spawner: testSpawner, root }, port: PORT });
     const before = await filesUnder(root);
 
     const refused = [
@@ -71,7 +72,7 @@ describe('guards in the real app', () => {
   });
 
   it('with a token, /api needs it and the page does not', async () => {
-    app = await buildApp({ libraryOptions: { root }, port: PORT, token: TOKEN });
+    app = await buildApp({ libraryOptions: { spawner: testSpawner, root }, port: PORT, token: TOKEN });
     const health = (headers: Record<string, string>) =>
       app.inject({ url: '/api/desk/health', headers: { host: HOST, ...headers } });
     const no = await health({});
@@ -93,18 +94,18 @@ describe('guards in the real app', () => {
   });
 
   it('the listen address is one of the names; a wildcard one is not', async () => {
-    app = await buildApp({ libraryOptions: { root }, host: '192.168.1.5', port: PORT, token: TOKEN });
+    app = await buildApp({ libraryOptions: { spawner: testSpawner, root }, host: '192.168.1.5', port: PORT, token: TOKEN });
     const auth = { authorization: `Bearer ${TOKEN}` };
     const lan = await app.inject({ url: '/api/desk/health', headers: { host: `192.168.1.5:${PORT}`, ...auth } });
     expect(lan.statusCode).toBe(200);
     await app.close();
-    app = await buildApp({ libraryOptions: { root }, host: '0.0.0.0', port: PORT, token: TOKEN });
+    app = await buildApp({ libraryOptions: { spawner: testSpawner, root }, host: '0.0.0.0', port: PORT, token: TOKEN });
     const wild = await app.inject({ url: '/api/desk/health', headers: { host: `0.0.0.0:${PORT}`, ...auth } });
     expect(wild.statusCode).toBe(421);
   });
 
   it('without a port option the app answers inject on its default Host', async () => {
-    app = await buildApp({ libraryOptions: { root } });
+    app = await buildApp({ libraryOptions: { spawner: testSpawner, root } });
     expect((await app.inject({ url: '/api/desk/health' })).statusCode).toBe(200);
     const rebound = await app.inject({ url: '/api/desk/health', headers: { host: 'rebound.example' } });
     expect(rebound.statusCode).toBe(421);

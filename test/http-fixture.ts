@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type App, type AppOptions, buildApp } from '../src/app.js';
+import { testSpawner } from './test-spawner.js';
 
 export const ALPHA = `template:
   name: alpha
@@ -80,7 +81,7 @@ export async function fixture(opts: { root?: boolean } = {}): Promise<Fixture> {
     dir,
     harness,
     root,
-    open: (extra = {}) => buildApp({ libraryOptions: { root, harnessDir: harness }, web: false, ...extra }),
+    open: (extra = {}) => buildApp({ libraryOptions: { spawner: testSpawner, root, harnessDir: harness }, web: false, ...extra }),
     ship: (name, source) => writeFile(join(harness, 'templates', `${name}.yaml`), source),
     at,
     read: (...parts) => readFile(at(...parts), 'utf8').catch(() => null),

@@ -10,6 +10,7 @@ import type { InjectOptions } from 'fastify';
 import { describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { ALPHA, API, fixture, openApp, WORKER_MD } from './http-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 const ctx = openApp();
 
@@ -239,7 +240,7 @@ describe('history off', () => {
   ] as const)('when %s every history route is 503 history_unavailable; with a root a save still works', async (_, history) => {
     const fx = await fixture({ root: history !== null });
     // with a root, a save still lands when git is missing: history is off, not the library
-    const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, ...(history ? { history } : {}) }, web: false });
+    const app = await buildApp({ libraryOptions: { spawner: testSpawner, root: fx.root, harnessDir: fx.harness, ...(history ? { history } : {}) }, web: false });
     try {
       if (history) expect((await app.inject({ method: 'PUT', url: `${API}/templates/alpha`, payload: { source: alphaWith(1) } })).statusCode).toBe(200);
       const c = '0'.repeat(40);
@@ -272,7 +273,7 @@ describe('the git the history is given', () => {
     const calls = join(fx.dir, 'calls');
     await writeFile(bin, `#!/bin/sh\necho "$*" >> '${calls}'\nexec git "$@"\n`);
     await chmod(bin, 0o755);
-    const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, history: { git: bin } }, web: false });
+    const app = await buildApp({ libraryOptions: { spawner: testSpawner, root: fx.root, harnessDir: fx.harness, history: { git: bin } }, web: false });
     try {
       const put = (url: string, payload: object) => app.inject({ method: url.startsWith('/role') ? 'POST' : 'PUT', url: `${API}${url}`, payload });
       expect((await put('/templates/alpha', { source: alphaWith(1) })).statusCode).toBe(200);

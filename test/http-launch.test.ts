@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
 import { LOCK_FILE } from '../src/library/disk/root-lock.js';
+import { testSpawner } from './test-spawner.js';
 
 const API = '/api/desk';
 const harnessDir = new URL('../harness', import.meta.url).pathname;
@@ -29,7 +30,7 @@ beforeAll(async () => {
   await mkdir(join(root, 'templates'), { recursive: true });
   // an operator file written by hand, as one could be: the library loads it and finds it invalid
   await writeFile(join(root, 'templates', 'broken.yaml'), INVALID);
-  app = await buildApp({ libraryOptions: { root, harnessDir }, web: false });
+  app = await buildApp({ libraryOptions: { spawner: testSpawner, root, harnessDir }, web: false });
 });
 afterAll(async () => {
   await app?.close();

@@ -12,6 +12,7 @@ import type { Library } from '../src/library/types.js';
 import { Value } from '@sinclair/typebox/value';
 import { LAUNCH_ID, LaunchAnswerSchema } from '../src/schema/launches.js';
 import { ProblemSchema } from '../src/template/problems.js';
+import { testSpawner } from './test-spawner.js';
 
 const API = '/api/desk';
 const harnessDir = new URL('../harness', import.meta.url).pathname;
@@ -43,7 +44,7 @@ let app: App;
 let events: DeskEvent[];
 
 async function open(extra: Omit<AppOptions, 'library' | 'libraryOptions'> = {}, records: RecordsOptions = {}) {
-  library = await openLibrary({ root, harnessDir, records });
+  library = await openLibrary({ spawner: testSpawner, root, harnessDir, records });
   events = [];
   library.events.subscribe((e) => events.push(e));
   app = await buildApp({ library, web: false, ...extra });
@@ -498,7 +499,7 @@ describe('on disk and in history', () => {
 describe('without a library root', () => {
   test('drafting is 409 no_library_root; the list is empty', async () => {
     await close();
-    library = await openLibrary({ root: null, harnessDir });
+    library = await openLibrary({ spawner: testSpawner, root: null, harnessDir });
     app = await buildApp({ library, web: false });
     const r = await draft({ template: 'quick-fix', inputs: { tickets: ['T-1'] } });
     expect(r.statusCode).toBe(409);

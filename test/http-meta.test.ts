@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { openLibrary } from '../src/library/library.js';
 import { API, openApp } from './http-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 const ctx = openApp('file');
 
@@ -70,7 +71,7 @@ describe('GET /health', () => {
 
   test('constant time: it never lists the library', async () => {
     await ctx.app.close(); // the root is locked by one library at a time
-    const library = await openLibrary({ root: ctx.fx.root, harnessDir: ctx.fx.harness });
+    const library = await openLibrary({ spawner: testSpawner, root: ctx.fx.root, harnessDir: ctx.fx.harness });
     const lists: string[] = [];
     const counted = new Proxy(library, {
       get(target, key, receiver) {

@@ -9,6 +9,7 @@ import { formatRecord } from '../src/library/records/kind.js';
 import type { ProposalRecord } from '../src/library/records/proposal-record.js';
 import { PROPOSAL_ID } from '../src/schema/proposals.js';
 import { ALPHA, API, fixture, openApp } from './http-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const GAMMA = ALPHA.replaceAll('alpha', 'gamma');
@@ -319,7 +320,7 @@ describe('POST /proposals/:id/dismiss', () => {
 
 test('the events bus carries proposal.created and proposal.decided {id, status, name, etag, note}', async () => {
   await ctx.app.close();
-  const library = await openLibrary({ root: ctx.fx.root, harnessDir: ctx.fx.harness });
+  const library = await openLibrary({ spawner: testSpawner, root: ctx.fx.root, harnessDir: ctx.fx.harness });
   ctx.app = await buildApp({ library, web: false });
   try {
     const seen: { type: string; data: unknown }[] = [];

@@ -23,6 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
+import { testSpawner } from './test-spawner.js';
 
 const API = '/api/desk';
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'replay', 'session.json');
@@ -389,7 +390,7 @@ class Harness {
   }
 
   async open(): Promise<App> {
-    this.app = await buildApp({ libraryOptions: { root: this.root, harnessDir: this.harness }, web: false });
+    this.app = await buildApp({ libraryOptions: { spawner: testSpawner, root: this.root, harnessDir: this.harness }, web: false });
     return this.app;
   }
 

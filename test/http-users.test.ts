@@ -15,6 +15,7 @@ import type { DeskEvent } from '../src/schema/events.js';
 import type { UserRole } from '../src/http/users.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
 import { BY_ROLE, bearer, TOKENS, writeUsers } from './users-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 /**
  * The least role each route of docs/api.md needs, written out here rather
@@ -87,7 +88,7 @@ let library: Library;
 beforeAll(async () => {
   fx = await fixture();
   const users = UserDirectory.open({ file: await writeUsers(fx.dir) });
-  library = await openLibrary({ root: fx.root!, harnessDir: fx.harness, history: { author: 'Desk One <desk@one.example>', authorOf: (w) => users.authorOf(w) } });
+  library = await openLibrary({ spawner: testSpawner, root: fx.root!, harnessDir: fx.harness, history: { author: 'Desk One <desk@one.example>', authorOf: (w) => users.authorOf(w) } });
   app = await buildApp({ library, web: false, users, authRate: { max: 1_000_000 } });
   await app.ready();
 });
@@ -257,7 +258,7 @@ describe('who decided', () => {
   test('ann dismisses a proposal and approves a launch: decided_by, the commit author and the event say ann', async () => {
     const own = await fixture();
     const users = UserDirectory.open({ file: await writeUsers(own.dir) });
-    const library = await openLibrary({ root: own.root!, harnessDir: own.harness, history: { author: 'Desk One <desk@one.example>', authorOf: (w) => users.authorOf(w) } });
+    const library = await openLibrary({ spawner: testSpawner, root: own.root!, harnessDir: own.harness, history: { author: 'Desk One <desk@one.example>', authorOf: (w) => users.authorOf(w) } });
     const events: DeskEvent[] = [];
     library.events.subscribe((e) => events.push(e));
     const own2 = await buildApp({ library, web: false, users, authRate: { max: 1_000_000 } });
@@ -297,7 +298,7 @@ describe('who decided', () => {
 describe('without any user', () => {
   test('loopback asks nothing, /me is the nameless operator, who stays the address', async () => {
     const own = await fixture();
-    const plain = await buildApp({ libraryOptions: { root: own.root, harnessDir: own.harness }, web: false });
+    const plain = await buildApp({ libraryOptions: { spawner: testSpawner, root: own.root, harnessDir: own.harness }, web: false });
     try {
       const me = await plain.inject({ url: `${API}/me` });
       expect(me.json()).toEqual({ name: null, role: 'editor' });
@@ -312,7 +313,7 @@ describe('without any user', () => {
 
   test('DESK_TOKEN alone is one editor named desk', async () => {
     const own = await fixture();
-    const app2 = await buildApp({ libraryOptions: { root: own.root, harnessDir: own.harness }, web: false, token: 'the-one-desk-token' });
+    const app2 = await buildApp({ libraryOptions: { spawner: testSpawner, root: own.root, harnessDir: own.harness }, web: false, token: 'the-one-desk-token' });
     try {
       expect((await app2.inject({ url: `${API}/me` })).statusCode).toBe(401);
       const me = await app2.inject({ url: `${API}/me`, headers: { authorization: 'Bearer the-one-desk-token' } });
@@ -326,7 +327,7 @@ describe('without any user', () => {
   test('DESK_TOKEN beside the users file: both are known', async () => {
     const own = await fixture();
     const users = UserDirectory.open({ file: await writeUsers(own.dir), token: 'the-one-desk-token' });
-    const app2 = await buildApp({ libraryOptions: { root: own.root, harnessDir: own.harness }, web: false, users });
+    const app2 = await buildApp({ libraryOptions: { spawner: testSpawner, root: own.root, harnessDir: own.harness }, web: false, users });
     try {
       expect((await app2.inject({ url: `${API}/me`, headers: { authorization: 'Bearer the-one-desk-token' } })).json()).toEqual({ name: 'desk', role: 'editor' });
       expect((await app2.inject({ url: `${API}/me`, headers: { authorization: `Bearer ${TOKENS.vera}` } })).json()).toEqual({ name: 'vera', role: 'viewer' });

@@ -13,6 +13,7 @@ import { formatEntry, listEntries, parseEntry, readEntry, writeEntryDurable } fr
 import { adoptLegacy } from '../src/library/disk/journal-legacy.js';
 import { clearRound, loadRound, saveRound } from '../src/library/sync/store.js';
 import { openLibrary } from '../src/library/library.js';
+import { testSpawner } from './test-spawner.js';
 
 let root = '';
 beforeEach(async () => {
@@ -74,7 +75,7 @@ test('a link placed at .desk-journal is never written, read or swept through', a
   await expect(saveRound(join(root, '.git'), { remote: HEX, head: null })).rejects.toMatchObject({ code: 'symlink_refused' });
   expect(await loadRound(join(root, '.git'))).toBeNull();
   expect(listEntries(root, '')).toEqual([]);
-  const lib = await openLibrary({ root });
+  const lib = await openLibrary({ spawner: testSpawner, root });
   await lib.close();
   expect((await readdir(elsewhere)).sort()).toEqual(['.tmp-x', 'round.intent']);
 });
@@ -122,7 +123,7 @@ describe("the previous release's records", () => {
     // the save had landed on disk, as it does before its job is queued
     await mkdir(join(root, 'templates'));
     await writeFile(join(root, 'templates', 'my-flow.yaml'), 'not even yaml: [\n');
-    const lib = await openLibrary({ root });
+    const lib = await openLibrary({ spawner: testSpawner, root });
     try {
       await lib.history.settle();
       const log = execFileSync('git', ['-C', root, 'log', '--format=%s'], { encoding: 'utf8' }).trim().split('\n');

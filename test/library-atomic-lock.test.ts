@@ -5,6 +5,7 @@ import { removeFileDurable, writeFileAtomic } from '../src/library/disk/atomic-w
 import { openLibrary } from '../src/library/library.js';
 import { LOCK_FILE } from '../src/library/disk/root-lock.js';
 import { codeOf, fixture, tempDir, tpl } from './library-helpers.js';
+import { testSpawner } from './test-spawner.js';
 
 const enospc = () => Object.assign(new Error('no space'), { code: 'ENOSPC' });
 
@@ -70,7 +71,7 @@ describe('root lock', () => {
     const fx = await fixture();
     const alias = join(fx.base, 'alias');
     await symlink(fx.root, alias);
-    const lib = await openLibrary({ root: alias, harnessDir: fx.harness, readOnlyTemplates: new Map() });
+    const lib = await openLibrary({ spawner: testSpawner, root: alias, harnessDir: fx.harness, readOnlyTemplates: new Map() });
     expect(lib.root).toBe(await realpath(fx.root));
     await lib.saveTemplate('mine', tpl('mine'));
     expect(await readFile(join(fx.root, 'templates', 'mine.yaml'), 'utf8')).toBe(tpl('mine'));

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { sha256Hex } from '../src/library/disk/markers.js';
 import { codeOf, fixture, tpl } from './library-helpers.js';
+import { testSpawner } from './test-spawner.js';
 
 /** Every state of the table in docs/api.md (States), with the marker bytes on disk. */
 
@@ -152,7 +153,7 @@ describe('template states', () => {
   test('the default read-only set holds a valid input template', async () => {
     const fx = await fixture();
     const { openLibrary } = await import('../src/library/library.js');
-    const lib = await openLibrary({ root: fx.root });
+    const lib = await openLibrary({ spawner: testSpawner, root: fx.root });
     const list = await lib.listTemplates();
     const ro = list.filter((e) => e.read_only);
     expect(ro.length).toBeGreaterThan(0);
@@ -193,7 +194,7 @@ describe('listing', () => {
   test('no root: shipped only, every write refused with no_library_root', async () => {
     const fx = await fixture();
     const { openLibrary } = await import('../src/library/library.js');
-    const lib = await openLibrary({ root: null, harnessDir: fx.harness, readOnlyTemplates: new Map() });
+    const lib = await openLibrary({ spawner: testSpawner, root: null, harnessDir: fx.harness, readOnlyTemplates: new Map() });
     expect(lib.root).toBeNull();
     expect((await lib.listTemplates()).map((e) => [e.name, e.state])).toEqual([['alpha', 'shipped'], ['beta', 'shipped']]);
     expect(await codeOf(lib.saveTemplate('alpha', V1))).toBe('no_library_root');

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
 import { roleRevision, sha256Hex } from '../src/library/disk/markers.js';
 import { codeOf, fixture, rejection, tempDir, tpl } from './library-helpers.js';
+import { testSpawner } from './test-spawner.js';
 
 const V1 = tpl('alpha', 'alpha v1');
 const EDIT = tpl('alpha', 'alpha edited');
@@ -120,7 +121,7 @@ describe('template writes', () => {
 describe('roles', () => {
   test('every built-in role in harness/ round-trips to same_as_shipped', async () => {
     const root = await tempDir();
-    const lib = await openLibrary({ root });
+    const lib = await openLibrary({ spawner: testSpawner, root });
     const roles = await lib.listRoles();
     expect(roles.length).toBeGreaterThan(0);
     for (const r of roles) {

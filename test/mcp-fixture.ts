@@ -14,6 +14,7 @@ import { type App, type AppOptions, buildApp } from '../src/app.js';
 import { UserDirectory } from '../src/http/users-directory.js';
 import { packageRoot } from '../src/paths.js';
 import { TOKENS, writeUsers } from './users-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 export const HARNESS = join(packageRoot, 'harness');
 export const MCP = '/api/desk/mcp';
@@ -43,7 +44,7 @@ export async function openDesk(extra: Pick<AppOptions, 'proposals' | 'launches' 
   });
   const users = UserDirectory.open({ file: await writeUsers(dir) });
   const app = await buildApp({
-    libraryOptions: { root: join(dir, 'root'), harnessDir: HARNESS, history: { author: 'Desk One <desk@one.example>' } },
+    libraryOptions: { spawner: testSpawner, root: join(dir, 'root'), harnessDir: HARNESS, history: { author: 'Desk One <desk@one.example>' } },
     web: false,
     users,
     authRate: { max: 1_000_000 },

@@ -11,6 +11,7 @@ import { afterEach, expect, test } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
 import { ALPHA, API, type Fixture, fixture, WORKER_MD } from './http-fixture.js';
 import { keepLog } from './odd-files-helpers.js';
+import { testSpawner } from './test-spawner.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -76,7 +77,7 @@ test('a linked roles folder: the roles and /health answer 200; a role save is 40
 test('the linked folder is logged once, however many reads meet it', async () => {
   const { fx } = await linked('templates');
   const { logger, lines } = keepLog();
-  const lib = await openLibrary({ root: fx.root, harnessDir: fx.harness, logger });
+  const lib = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness, logger });
   cleanups.push(() => lib.close());
   for (let i = 0; i < 3; i++) await lib.listTemplates();
   await lib.getTemplate('alpha');

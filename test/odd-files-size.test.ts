@@ -10,6 +10,7 @@ import { afterEach, expect, test } from 'vitest';
 import { openLibrary } from '../src/library/library.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
 import { keepLog, warnsAbout } from './odd-files-helpers.js';
+import { testSpawner } from './test-spawner.js';
 
 const HUGE = 600 * 1024 * 1024;
 const GAMMA = ALPHA.replaceAll('alpha', 'gamma');
@@ -89,7 +90,7 @@ test('a 600 MB marker and a 600 MB intent: skipped (the intent logged at start),
   await sparse(fx.at('templates', '.alpha.shipped'), HUGE);
   await sparse(fx.at('templates', '.beta.intent'), HUGE);
   const { logger, lines } = keepLog();
-  const lib = await openLibrary({ root: fx.root, harnessDir: fx.harness, logger });
+  const lib = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness, logger });
   cleanups.push(() => lib.close());
   expect(warnsAbout(lines, 'templates/.beta.intent')).toHaveLength(1);
   // no marker it can read: an edited copy of a shipped template, as the states table says

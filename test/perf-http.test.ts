@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { RACY_MS } from '../src/library/memos/entry-cache.js';
 import { ALPHA, API, BETA, fixture } from './http-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 /**
  * Every hand change shows in the very next answer — for files younger than
@@ -79,7 +80,7 @@ describe('files older than the racy window', () => {
     const fx = await fixture();
     await fx.write(custom('mine', 'purpose aaaa'), 'templates', 'mine.yaml');
     await utimes(fx.at('templates', 'mine.yaml'), HOUR_AGO, HOUR_AGO);
-    const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, now: later }, web: false });
+    const app = await buildApp({ libraryOptions: { spawner: testSpawner, root: fx.root, harnessDir: fx.harness, now: later }, web: false });
     const list = async () => (await app.inject({ method: 'GET', url: `${API}/templates` })).json().templates as { name: string; purpose: string }[];
     expect((await list()).find((t) => t.name === 'mine')!.purpose).toBe('purpose aaaa');
     expect((await list()).find((t) => t.name === 'mine')!.purpose).toBe('purpose aaaa');
@@ -94,7 +95,7 @@ describe('files older than the racy window', () => {
 
   test('a hand edit of a saved copy (same size, mtime set back) lists edited_outside', async () => {
     const fx = await fixture();
-    const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, now: later }, web: false });
+    const app = await buildApp({ libraryOptions: { spawner: testSpawner, root: fx.root, harnessDir: fx.harness, now: later }, web: false });
     const saved = ALPHA.replace('one worker then a gate', 'edited aaaa');
     expect((await app.inject({ method: 'PUT', url: `${API}/templates/alpha`, payload: { source: saved } })).statusCode).toBe(200);
     const copy = fx.at('templates', 'alpha.yaml');

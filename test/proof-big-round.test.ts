@@ -17,6 +17,7 @@ import { afterAll, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { openLibrary } from '../src/library/library.js';
 import { scaled } from './proof-helpers.js';
+import { testSpawner } from './test-spawner.js';
 
 const N = scaled(3000, 150);
 /** no one answer of /health may take this long while the round runs */
@@ -43,7 +44,7 @@ test(`a round bringing ${N} templates: /health answers throughout, one event, ev
   execFileSync('git', ['--git-dir', bare, 'fast-import', '--quiet'], { input: `${parts.join('')}done\n` });
 
   const root = join(base, 'root');
-  const library = await openLibrary({ root, sync: { remote: bare, intervalMs: 3_600_000, waitMs: 600_000 } });
+  const library = await openLibrary({ spawner: testSpawner, root, sync: { remote: bare, intervalMs: 3_600_000, waitMs: 600_000 } });
   const app = await buildApp({ library, web: false });
   try {
     await app.ready();

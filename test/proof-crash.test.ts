@@ -46,6 +46,7 @@ import {
   snapshotTree,
   startServer,
 } from './proof-helpers.js';
+import { testSpawner } from './test-spawner.js';
 
 /** 50 in the full proof; PROOF_ROUNDS sets it (npm test runs a few). */
 const ROUNDS = proofRounds();
@@ -117,7 +118,7 @@ async function copyOf(name: string): Promise<string | null> {
  * (today: stale). Written by the library itself, so nothing is edited outside.
  */
 async function seedUpgrade(rnd: () => number): Promise<void> {
-  const lib = await openLibrary({ root, harnessDir: oldHarness });
+  const lib = await openLibrary({ spawner: testSpawner, root, harnessDir: oldHarness });
   const old = await readFile(join(oldHarness, 'templates', 'research.yaml'), 'utf8');
   const v = rnd() < 0.5 ? old : withPurpose(old, 'research, my edit of the older release');
   versions.get('research')!.add(v);

@@ -21,6 +21,7 @@ import { openLibrary } from '../src/library/library.js';
 import type { Library, TemplateEntry } from '../src/library/types.js';
 import { DEFAULT_HARNESS, makeHarness, tempDir, tpl } from './library-helpers.js';
 import { assertWithin, expectedState, fullProof, proofBudgetMs, proofTimeoutMs, readMarker, readOrNull, runSeed, scaled, sha256 } from './proof-helpers.js';
+import { testSpawner } from './test-spawner.js';
 
 /** 150 sequences and 150 interleavings in the full proof, scaled by PROOF_ROUNDS (proof-helpers.ts) */
 const MODEL_RUNS = scaled(150);
@@ -225,7 +226,7 @@ class RestartCmd implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(m: Model, r: Real): Promise<void> {
     await r.lib.close();
-    r.lib = await openLibrary({ root: r.root, harnessDir: harness[this.to], readOnlyTemplates: new Map() });
+    r.lib = await openLibrary({ spawner: testSpawner, root: r.root, harnessDir: harness[this.to], readOnlyTemplates: new Map() });
     m.harness = this.to;
     await agree(m, r);
   }
@@ -254,7 +255,7 @@ test(`model: ${MODEL_RUNS} random sequences of up to ${MAX_COMMANDS} saves, rese
     fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS }), async (cmds) => {
       const root = await mkdtemp(join(base, 'root-'));
       const m: Model = { harness: 'a', names: { alpha: { copy: null, marker: null }, beta: { copy: null, marker: null }, gamma: { copy: null, marker: null } }, bases: new Map() };
-      const r: Real = { lib: await openLibrary({ root, harnessDir: harness.a, readOnlyTemplates: new Map() }), root };
+      const r: Real = { lib: await openLibrary({ spawner: testSpawner, root, harnessDir: harness.a, readOnlyTemplates: new Map() }), root };
       try {
         await fc.asyncModelRun(() => ({ model: m, real: r }), cmds);
       } finally {
@@ -292,7 +293,7 @@ test(`scheduler: ${SCHEDULER_RUNS} interleavings of concurrent saves of one name
         // once the burst starts, every file-system step of a write waits for the scheduler's turn
         let burst = false;
         const faults = (step: string) => (burst ? s.schedule(Promise.resolve(), step).then(() => undefined) : undefined);
-        const lib = await openLibrary({ root, harnessDir: harness.a, readOnlyTemplates: new Map(), faults });
+        const lib = await openLibrary({ spawner: testSpawner, root, harnessDir: harness.a, readOnlyTemplates: new Map(), faults });
         try {
           const v0 = tpl(target, `${target} before the burst`);
           const first = await lib.saveTemplate(target, v0);

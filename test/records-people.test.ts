@@ -14,6 +14,7 @@ import type { RecordsOptions } from '../src/library/records.js';
 import type { Library } from '../src/library/types.js';
 import { ALPHA, API, type Fixture, fixture } from './http-fixture.js';
 import { TOKENS, USERS, writeUsers } from './users-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 const CORA = 'conductor-token-cora-0123456789abcdef';
 /** the fixture's people and a second conductor */
@@ -28,7 +29,7 @@ let app: App;
 async function open(records: RecordsOptions = {}): Promise<void> {
   fx = await fixture();
   const users = UserDirectory.open({ file: await writeUsers(fx.dir, PEOPLE) });
-  library = await openLibrary({ root: fx.root!, harnessDir: fx.harness, records, history: { author: 'Desk One <desk@one.example>', authorOf: (w) => users.authorOf(w) } });
+  library = await openLibrary({ spawner: testSpawner, root: fx.root!, harnessDir: fx.harness, records, history: { author: 'Desk One <desk@one.example>', authorOf: (w) => users.authorOf(w) } });
   app = await buildApp({ library, web: false, users, authRate: { max: 1_000_000 } });
   await app.ready();
 }

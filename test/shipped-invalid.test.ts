@@ -16,6 +16,7 @@ import { packageRoot } from '../src/paths.js';
 import { validateTemplate } from '../src/template/validate.js';
 import { killChild, spawnChild } from './children.js';
 import { ALPHA, type Fixture, fixture } from './http-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 /** alpha with an unknown key and a cord to a node that does not exist: two problems, both errors. */
 const BROKEN = ALPHA.replace('version: 1\n', 'version: 1\ncolour: blue\n').replace('to: gate.in', 'to: nowhere.in');
@@ -38,7 +39,7 @@ describe('openLibrary', () => {
   test('an invalid shipped template: shipped_invalid naming it and each problem; the root untouched', async () => {
     fx = await fixture();
     await fx.ship('alpha', BROKEN);
-    const e = await refusal(openLibrary({ root: fx.root, harnessDir: fx.harness }));
+    const e = await refusal(openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness }));
     expect(isDeskError(e) && e.code).toBe('shipped_invalid');
     expect(e.message).toContain('alpha.yaml');
     const codes = validateTemplate(BROKEN, { name: 'alpha', catalogue: { templates: new Set(), roles: new Set(['worker']) } })
@@ -53,15 +54,15 @@ describe('openLibrary', () => {
 
   test("an invalid read-only template, with the package's own harness it is written for: shipped_invalid naming it", async () => {
     fx = await fixture();
-    const e = await refusal(openLibrary({ root: null, readOnlyTemplates: new Map([['form', BROKEN.replace('name: alpha', 'name: form')]]) }));
+    const e = await refusal(openLibrary({ spawner: testSpawner, root: null, readOnlyTemplates: new Map([['form', BROKEN.replace('name: alpha', 'name: form')]]) }));
     expect(isDeskError(e) && e.code).toBe('shipped_invalid');
     expect(e.message).toContain("'form'");
   });
 
   test('a valid harness opens (the near miss), and so does the package harness with its read-only templates', async () => {
     fx = await fixture();
-    await (await openLibrary({ root: fx.root, harnessDir: fx.harness })).close();
-    await (await openLibrary({ root: null })).close();
+    await (await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness })).close();
+    await (await openLibrary({ spawner: testSpawner, root: null })).close();
   });
 });
 

@@ -15,6 +15,7 @@ import { openLibrary } from '../src/library/library.js';
 import { LibrarySync } from '../src/library/sync/sync.js';
 import type { Library } from '../src/library/types.js';
 import { ALPHA, type Fixture, fixture } from './http-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 const HOUR = 3_600_000;
 let dir: string;
@@ -35,7 +36,7 @@ beforeEach(async () => {
   git('init', '--bare', '-q', bare);
   expect(git('--git-dir', bare, 'symbolic-ref', 'HEAD')).toBe('refs/heads/master');
   fx = await fixture();
-  library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+  library = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness });
   await library.saveTemplate('alpha', ALPHA.replace('purpose: one worker then a gate', 'purpose: shared'), { who: 'test' });
   sync = null;
   warned.length = 0;

@@ -19,6 +19,7 @@ import { openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
 import { ALPHA, API, BETA, fixture } from './http-fixture.js';
 import { alphaPurpose, type Desk, get, HOUR, openDesk, save, sync, until } from './sync-desks.js';
+import { testSpawner } from './test-spawner.js';
 
 let bare: string;
 let desks: Desk[] = [];
@@ -28,7 +29,7 @@ const desk = (remote = bare): Promise<Desk> => openDesk(remote, desks);
 /** A desk over a library the test holds, to subscribe to its events bus. */
 async function listeningDesk(): Promise<Desk & { library: Library }> {
   const fx = await fixture();
-  const library = await openLibrary({ root: fx.root, harnessDir: fx.harness, sync: { remote: bare, intervalMs: HOUR } });
+  const library = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness, sync: { remote: bare, intervalMs: HOUR } });
   const app = await buildApp({ library, web: false });
   const d = { fx, app, library };
   desks.push(d);
@@ -65,7 +66,7 @@ describe('sync with a remote', () => {
     let armed = false;
     let late: Promise<unknown> | null = null;
     const fx = await fixture();
-    const library: Library = await openLibrary({
+    const library: Library = await openLibrary({ spawner: testSpawner,
       root: fx.root,
       harnessDir: fx.harness,
       faults: async (step) => {

@@ -17,6 +17,7 @@ import { buildApp } from '../src/app.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { API, fixture } from './http-fixture.js';
 import { alphaPurpose, type Desk, get, HOUR, openDesk, save, sync, until } from './sync-desks.js';
+import { testSpawner } from './test-spawner.js';
 
 let bare: string;
 let desks: Desk[] = [];
@@ -102,7 +103,7 @@ describe('sync with a remote', () => {
 
   it('without git the status says history is off, and saves go on', async () => {
     const fx = await fixture();
-    const app = await buildApp({ libraryOptions: { root: fx.root, harnessDir: fx.harness, history: { git: join(fx.dir, 'no-git-here') } }, web: false, sync: { remote: bare, intervalMs: HOUR } });
+    const app = await buildApp({ libraryOptions: { spawner: testSpawner, root: fx.root, harnessDir: fx.harness, history: { git: join(fx.dir, 'no-git-here') } }, web: false, sync: { remote: bare, intervalMs: HOUR } });
     await app.ready();
     desks.push({ fx, app });
     await save({ fx, app }, 'alpha', alphaPurpose('no git'));

@@ -9,6 +9,7 @@ import { upgradeCommand } from '../src/cli.js';
 import { openLibrary } from '../src/library/library.js';
 import { type Fixture, fixture } from './http-fixture.js';
 import { beforeRelease, COPY } from './upgrade-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 let fx: Fixture;
 
@@ -56,7 +57,7 @@ test('usage errors and a root held by a running service exit 2', async () => {
   expect((await run()).code).toBe(2);
   expect((await run('--library', fx.root!, '--format', 'xml')).code).toBe(2);
   expect((await run('--library', join(fx.dir, 'nowhere'))).code).toBe(2);
-  const held = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+  const held = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness });
   try {
     const r = await run('--library', fx.root!);
     expect(r.code).toBe(2);

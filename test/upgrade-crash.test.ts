@@ -12,6 +12,7 @@ import { sha256Hex } from '../src/library/disk/markers.js';
 import { openLibrary } from '../src/library/library.js';
 import { fixture, type Fixture } from './http-fixture.js';
 import { beforeRelease, COPY, T, UPSTREAM_NOTE, V2, WORKER_COPY } from './upgrade-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 /** The files of each copy the upgrade moves, as they read before and after a full upgrade (null: absent). */
 const UPGRADED_WORKER = WORKER_COPY.replace('Asks when unsure.', 'Asks when unsure, early.');
@@ -45,7 +46,7 @@ async function run(fx: Fixture, crashAt: number): Promise<string[]> {
     steps.push(step);
     if (crashAt >= 0 && steps.length > crashAt) throw new Error(`simulated crash before ${step}`);
   };
-  const lib = await openLibrary({ root: fx.root, harnessDir: fx.harness, faults });
+  const lib = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness, faults });
   await lib.history.settle();
   armed = true;
   await lib.applyUpgrade({}).catch(() => {});
@@ -80,7 +81,7 @@ test('a crash before any step of an upgrade leaves every copy upgraded or as it 
     try {
       await beforeRelease(fx);
       await run(fx, i);
-      const lib = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+      const lib = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness });
       await lib.history.settle();
       const now = await snapshot(fx);
       for (const [k, v] of Object.entries(now)) {

@@ -13,6 +13,7 @@ import { roleRevision, sha256Hex } from '../src/library/disk/markers.js';
 import { openLibrary } from '../src/library/library.js';
 import { keepRoleBase } from '../src/library/roles/files.js';
 import { API, type Fixture, WORKER_KIT } from './http-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 /** A shipped template in a few variants; blank lines keep each side's changes apart for the line merge. */
 export function T(name: string, o: { purpose?: string; after?: string; tail?: string } = {}): string {
@@ -60,7 +61,7 @@ export const WORKER_COPY = '# Worker, mine\n\nDoes the work.\n\nKeeps notes.\n\n
 export async function beforeRelease(fx: Fixture): Promise<void> {
   for (const name of Object.keys(V2)) await fx.ship(name, T(name));
   await writeFile(join(fx.harness, 'roles', 'worker', 'role.md'), WORKER_V1);
-  const library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+  const library = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness });
   const app = await buildApp({ library, web: false });
   const put = (name: string, source: string) => app.inject({ method: 'PUT', url: `${API}/templates/${name}`, payload: { source } });
   for (const [name, source] of Object.entries(COPY)) expect((await put(name, source)).statusCode, name).toBe(200);

@@ -17,6 +17,7 @@ import { openLibrary } from '../src/library/library.js';
 import { harnessDir } from '../src/paths.js';
 import { spawnChild } from './children.js';
 import { call, fullProof, killHard, readOrNull, type ServerProcess, sha256, startServer } from './proof-helpers.js';
+import { testSpawner } from './test-spawner.js';
 
 /** edited copies (a line of the operator's at the top) and unedited ones */
 const EDITED = ['quick-fix', 'research', 'write'] as const;
@@ -42,7 +43,7 @@ beforeAll(async () => {
     await writeFile(join(older, 'templates', `${name}.yaml`), text + OLDER);
   }
   pristine = join(dir, 'pristine');
-  const lib = await openLibrary({ root: pristine, harnessDir: older });
+  const lib = await openLibrary({ spawner: testSpawner, root: pristine, harnessDir: older });
   for (const name of EDITED) await lib.saveTemplate(name, MINE + today.get(name)! + OLDER);
   for (const name of UNEDITED) await lib.saveTemplate(name, today.get(name)! + OLDER);
   await lib.history.settle();

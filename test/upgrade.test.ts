@@ -15,6 +15,7 @@ import type { Library } from '../src/library/types.js';
 import type { DeskEvent } from '../src/schema/events.js';
 import { API, type Fixture, fixture } from './http-fixture.js';
 import { beforeRelease, COPY, T, UPSTREAM_NOTE, V2, WORKER_V1 } from './upgrade-fixture.js';
+import { testSpawner } from './test-spawner.js';
 
 let fx: Fixture;
 let library: Library;
@@ -22,7 +23,7 @@ let app: App;
 let events: DeskEvent[];
 
 async function open(): Promise<void> {
-  library = await openLibrary({ root: fx.root, harnessDir: fx.harness });
+  library = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness });
   events = [];
   library.events.subscribe((e) => events.push(e));
   app = await buildApp({ library, web: false });
@@ -78,7 +79,7 @@ describe('GET /api/desk/upgrade', () => {
   test('what the list knows skips a copy only while its stats prove it: a marker moved by hand is planned from the disk', async () => {
     await close();
     // a clock ahead of the files' times: the list's facts count as proved at once (memos/entry-cache.ts, the racy rule)
-    library = await openLibrary({ root: fx.root, harnessDir: fx.harness, now: () => Date.now() + 60_000 });
+    library = await openLibrary({ spawner: testSpawner, root: fx.root, harnessDir: fx.harness, now: () => Date.now() + 60_000 });
     app = await buildApp({ library, web: false });
     expect((await app.inject({ url: `${API}/templates` })).statusCode).toBe(200);
     const names = async () => (await plan()).templates.map((t) => t.name);

@@ -1,0 +1,10 @@
+import { GitSpawner } from '../src/library/history/spawner.js';
+
+/**
+ * One helper process that starts git for every library a test worker opens
+ * (LibraryOptions.spawner): a library's own would be one more Node process
+ * to start per test. The workers share modules across files (isolate: false
+ * in vitest.config.ts), so this is one helper per worker; never closed, it
+ * exits with the worker.
+ */
+export const testSpawner = new GitSpawner();
