@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { CommitQueue, GAP_MS, type Job } from '../src/library/history/commit-queue.js';
+import { CommitQueue, GAP_MS, GC_EVERY, type Job } from '../src/library/history/commit-queue.js';
 import { type Git, gitAt } from '../src/library/history/git.js';
 import { GitSpawner } from '../src/library/history/spawner.js';
 import { Journal } from '../src/library/history/journal.js';
@@ -18,6 +18,7 @@ let root = '';
 let starts: number[] = [];
 let spawner: GitSpawner;
 let queue: CommitQueue;
+let gcs = 0;
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {} } as never;
 
@@ -26,9 +27,12 @@ function counting(git: Git): Git {
   return {
     root: git.root,
     gitDir: git.gitDir,
-    run: (a, o) => git.run(a, o),
+    run: (a, o) => {
+      if (a.includes('gc')) gcs++;
+      return git.run(a, o);
+    },
     ok: (a, o) => {
-      if (a[0] === 'fast-import') starts.push(performance.now());
+      if (a.includes('fast-import')) starts.push(performance.now());
       return git.ok(a, o);
     },
     bytes: (a, o) => git.bytes(a, o),
@@ -43,6 +47,7 @@ beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'desk-cq-'));
   execFileSync('git', ['init', '-q', '-b', 'main', root]);
   starts = [];
+  gcs = 0;
   spawner = new GitSpawner();
   queue = new CommitQueue({ git: counting(gitAt(root, { spawner })), format: 'sha1', author: { name: 'desk', email: 'desk@example.invalid' }, journal: new Journal(root, quiet), logger: quiet });
 });
@@ -83,4 +88,27 @@ test('a write right after a batch waits out the gap, unless someone waits in set
   // a reader waiting: at once, not after the gap
   expect(starts[2]! - t).toBeLessThan(GAP_MS - 100);
   expect(commits()).toBe(3);
+});
+
+test('each batch is one pack, nothing loose; gc --auto every GC_EVERY batches keeps the packs few', async () => {
+  const objects = () => {
+    const lines = execFileSync('git', ['count-objects', '-v'], { cwd: root, encoding: 'utf8' }).trim().split('\n');
+    return Object.fromEntries(lines.map((l) => [l.split(': ')[0], Number(l.split(': ')[1])]));
+  };
+  for (let i = 0; i < 3; i++) {
+    queue.enqueue(job(i));
+    await queue.settle();
+  }
+  // git's default would have written these few objects loose, one file and one fsync each
+  expect(objects()).toMatchObject({ count: 0, packs: 3 });
+  for (let i = 3; i < 2 * GC_EVERY; i++) {
+    queue.enqueue(job(i));
+    await queue.settle();
+  }
+  expect(gcs).toBe(2);
+  // the first gc found GC_EVERY packs, not more than its limit; the second joined them
+  expect(objects().packs).toBeLessThanOrEqual(2);
+  expect(objects().count).toBe(0);
+  expect(commits()).toBe(2 * GC_EVERY);
+  execFileSync('git', ['fsck', '--no-dangling'], { cwd: root });
 });
