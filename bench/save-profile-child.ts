@@ -9,7 +9,7 @@
  * flushes (and on git, when a save waits for nothing else); a sample goes to
  * the innermost part on its stack, so the parts add up.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.js';
@@ -37,12 +37,34 @@ const PARTS: Part[] = [
   ['idle (waiting on flushes or git)', (fn) => fn === '(idle)'],
 ];
 
-/** user + system CPU of this process's waited-for children, ms (/proc/self/stat fields 16 and 17). */
-function childCpuMs(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
+/** Fields 14-17 of /proc/<pid>/stat (utime, stime, cutime, cstime), in ms. */
+function cpuOf(pid: number | 'self'): { own: number; waited: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // fields after the command: state is field 3, so cutime (16) and cstime (17) are at 13 and 14 here
-  return ((Number(f[13]) + Number(f[14])) * 1000) / 100;
+  // fields after the command: state is field 3, so utime (14) … cstime (17) are at 11 … 14 here
+  const ms = (i: number) => (Number(f[i]) * 1000) / 100;
+  return { own: ms(11) + ms(12), waited: ms(13) + ms(14) };
+}
+
+/**
+ * CPU of this process's children, ms: those it has waited for, and those
+ * still running with what they have waited for — git is started by the
+ * library's helper process (src/library/history/spawner.ts), which lives
+ * as long as the library and waits for every git.
+ */
+function childCpuMs(): number {
+  let ms = cpuOf('self').waited;
+  for (const task of readdirSync('/proc/self/task')) {
+    for (const pid of readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) {
+      try {
+        const c = cpuOf(Number(pid));
+        ms += c.own + c.waited;
+      } catch {
+        // gone since it was listed: its time is in `waited` now
+      }
+    }
+  }
+  return ms;
 }
 
 async function main(root: string, count: number, history: boolean): Promise<SaveProfileResult> {
