@@ -29,6 +29,7 @@ import type { AuthProxyOptions } from './http/auth.js';
 import type { AuthRateOptions } from './http/auth-rate.js';
 import { UserDirectory } from './http/users-directory.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
+import { lazySerializers } from './http/lazy-serializers.js';
 import { type Library, type LibraryOptions, openLibrary, openRecords, type RecordStoreSettings, type RecordsOptions, type SyncOptions } from './library/index.js';
 import { packageVersion } from './paths.js';
 import { type WebOptions, webPlugin } from './http/static.js';
@@ -101,6 +102,8 @@ export async function buildApp(options: AppOptions = {}): Promise<App> {
     // schemas say additionalProperties: false), types are not coerced, and no
     // default is filled in behind the client's back.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
+    // each route's answer serializer compiled at its first answer, not at the start (lazy-serializers.ts)
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     // One line per request (docs/operations.md, Logs), written below when the answer is sent,
     // instead of fastify's two ("incoming request", "request completed").
     logController: new LogController({ disableRequestLogging: true }),
