@@ -1,11 +1,11 @@
 /**
- * `npm test` runs before its tests (the `pretest` script): the typed client
- * check (test/openapi-client.test.ts) needs tools of its own in test/client —
+ * `npm run test:proof` runs before its tests (the `pretest:proof` script): the
+ * typed client check (test/openapi-client.test.ts) needs tools of its own in test/client —
  * openapi-typescript wants TypeScript 5 while the project uses 7, so they
  * cannot share the root's install. This installs them with `npm ci` when
  * they are missing or when test/client's lock changed since they were, and
- * does nothing otherwise, so `npm ci && npm test` stays the whole recipe on
- * a fresh clone.
+ * does nothing otherwise, so `npm ci && npm run test:proof` stays the whole
+ * recipe on a fresh clone.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
