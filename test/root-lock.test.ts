@@ -106,7 +106,7 @@ describe('a dead holder never keeps the lock', () => {
   test('a fresh lock naming our own pid is taken over when it is not touched for the stale bound', async () => {
     const root = await tempDir();
     await plant(root, { pid: process.pid, host: hostname() });
-    const lock = await acquireRootLock(root, Date.now, { staleMs: 2_000, updateMs: 1_000 });
+    const lock = await acquireRootLock(root, Date.now, { staleMs: 600, updateMs: 300 });
     expect((await holderOnDisk(root)).pid).toBe(process.pid);
     await lock.release();
   });
@@ -119,7 +119,7 @@ describe('a dead holder never keeps the lock', () => {
     await lock.release();
 
     await plant(root, { pid: 1, host: 'gone-container.example' });
-    const again = await acquireRootLock(root, Date.now, { staleMs: 2_000, updateMs: 1_000 });
+    const again = await acquireRootLock(root, Date.now, { staleMs: 600, updateMs: 300 });
     expect((await holderOnDisk(root)).host).toBe(hostname());
     await again.release();
   });
@@ -217,7 +217,7 @@ describe('a held lock that is lost', () => {
     const root = await tempDir();
     let lost!: (root: string) => void;
     const reported = new Promise<string>((r) => (lost = r));
-    const first = await acquireRootLock(root, Date.now, { updateMs: 1_000, onLost: (r) => lost(r) });
+    const first = await acquireRootLock(root, Date.now, { updateMs: 300, onLost: (r) => lost(r) });
     // someone removes it by hand, and another server takes the root
     await rm(join(root, LOCK_FILE), { recursive: true });
     const second = await acquireRootLock(root, Date.now, { staleMs: HOUR });
@@ -231,12 +231,12 @@ describe('a held lock that is lost', () => {
   test('a refresh that meets the release is not reported as a lost lock', async () => {
     // a server that stops just as a refresh runs (its start kept the loop busy past the refresh's time)
     let reports = 0;
-    // each try waits a refresh (a second): 5 in the full proof, 2 in `npm test`
+    // each try waits a refresh (300 ms): 5 in the full proof, 2 in `npm test`
     for (let i = 0; i < scaled(5, 2); i++) {
       const root = await tempDir();
-      const lock = await acquireRootLock(root, Date.now, { updateMs: 1_000, onLost: () => reports++ });
+      const lock = await acquireRootLock(root, Date.now, { updateMs: 300, onLost: () => reports++ });
       // made after the lock's refresh timer with the same delay, so it runs right after that one, while its checks are on their way
-      await new Promise<void>((resolve, reject) => setTimeout(() => lock.release().then(resolve, reject), 1_000));
+      await new Promise<void>((resolve, reject) => setTimeout(() => lock.release().then(resolve, reject), 300));
       // the refresh's checks finish within a few file-system calls
       await new Promise((r) => setTimeout(r, 50));
       expect(await readdir(root)).toEqual([]);
@@ -299,7 +299,8 @@ describe('the opener passes in what the lock needs', () => {
 
   test('a refused acquisition leaves no exit hook behind', async () => {
     const root = await tempDir();
-    const first = await acquireRootLock(root);
+    // touched every 300 ms: the refusal needs to see one touch
+    const first = await acquireRootLock(root, Date.now, { updateMs: 300 });
     const { exit, listeners } = hooks();
     expect(await refusal(acquireRootLock(root, Date.now, { exit, staleMs: HOUR }))).toBeInstanceOf(RootLockedError);
     expect(listeners).toHaveLength(0);
