@@ -20,7 +20,9 @@
  *   against a first page, which walks all 10,000 commits — what every page
  *   would cost without that cache;
  * - git from a helper: what starting a git process costs a service of
- *   200 MB RSS through the helper against starting it directly (spawns()).
+ *   200 MB RSS through the helper against starting it directly (spawns());
+ * - one pack a batch: fast-import of a small batch as a pack against git's
+ *   default of loose objects (packs()).
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -273,11 +275,53 @@ async function spawns(): Promise<BenchRow[]> {
   ];
 }
 
+/**
+ * One pack a batch (commit-queue.ts): `git fast-import` of a batch of 1 and
+ * of 25 saves (fresh objects each time: a template's new bytes, its commit
+ * and trees) with `fastimport.unpackLimit=0`, against git's default, which
+ * writes a run of under 100 objects loose, each file flushed on its own.
+ * Wall time of the whole import with the service's fsync settings, median
+ * of 9 alternating rounds.
+ */
+function packs(base: string): BenchRow[] {
+  const repo = join(base, 'packs');
+  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+  const source = shipped();
+  let round = 0;
+  const stream = (n: number) => {
+    const parts: string[] = ['reset refs/desk/queue\n'];
+    for (let i = 0; i < n; i++) {
+      const body = source.replace('purpose:', `# edit ${round++}\n  purpose:`);
+      parts.push(`commit refs/desk/queue\ncommitter d <d@example.invalid> 1 +0000\ndata 5\nsave\nM 100644 inline templates/quick-fix.yaml\ndata ${Buffer.byteLength(body)}\n${body}\n`);
+    }
+    return `${parts.join('')}done\n`;
+  };
+  const fsync = ['-c', 'core.fsync=committed,index', '-c', 'core.fsyncMethod=fsync'];
+  const time = (n: number, pack: boolean) => {
+    const input = stream(n);
+    const t = performance.now();
+    execFileSync('git', [...fsync, ...(pack ? ['-c', 'fastimport.unpackLimit=0'] : []), 'fast-import', '--quiet', '--force', '--done'], { cwd: repo, input });
+    return performance.now() - t;
+  };
+  return [1, 25].map((n): BenchRow => {
+    const packed: number[] = [];
+    const loose: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      packed.push(time(n, true));
+      loose.push(time(n, false));
+    }
+    const value = median(packed);
+    const baseline = median(loose);
+    return { name: `one pack a batch: git fast-import of ${n} commit${n > 1 ? 's' : ''}, one pack ÷ git's default (loose under 100 objects)`, value, unit: 'ms', baseline, baselineName: 'loose objects', ratio: value / baseline, goal: '≤ 0.8', ok: value / baseline <= 0.8 };
+  });
+}
+
 export async function bench(): Promise<BenchRow[]> {
   const rows = await spawns();
   const base = await mkdtemp(join(tmpdir(), 'desk-bench-history-'));
   try {
     await writeFile(join(base, 'README'), 'desk-library history benchmark scratch\n');
+    rows.push(...packs(base));
     const big = join(base, 'start');
     await rootWithHistory(big, 10_000, 100);
     return [...rows, ...(await saves(base)), ...(await logs(base)), ...(await starts(big)), ...(await paging(big))];
