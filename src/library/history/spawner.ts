@@ -8,12 +8,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
  * Why: Node starts a child with fork() then exec(), and fork() copies the
  * page tables of the whole process, synchronously, on the service's only
  * thread. At the RSS of a library of 10,000 templates (about 200 MB) each
- * git process blocked every request for 10-25 ms and cost as much CPU
- * again in copy-on-write faults afterwards (bench/RESULTS.md, "git from a
- * helper"); the history of a stream of saves forks three times per batch.
- * The helper is a bare Node of about 40 MB that runs nothing else, so its
- * forks are cheap, and they happen on its own thread: the service only
- * passes a message.
+ * git process took 6-11 ms of the service's CPU, fork and the copy-on-write
+ * faults after it, every request waiting meanwhile (bench/RESULTS.md, "git
+ * from a helper"); the history of a stream of saves starts three per batch.
+ * The helper is a bare Node of about 60 MB that runs nothing else, so its
+ * forks are cheaper, and they happen on its own thread: the service only
+ * passes a message (about 1-2 ms).
  *
  * The helper is given its code inline (`node -e`), so the same file works
  * from the compiled build and from the sources the tests run. It runs each
