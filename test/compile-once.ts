@@ -3,15 +3,26 @@
  * and request validators compiled once per worker instead of once per app.
  *
  * Every `buildApp` compiles a fast-json-stringify serializer for each
- * response schema of each route: about half of the CPU of building an app,
- * and the unit tests build hundreds of apps from the same schemas. Here the
- * compiler fastify loads (@fastify/fast-json-stringify-compiler, looked up in
- * Node's module cache each time an app is built) is wrapped so that a schema
- * seen before, with the same shared schemas and serializer options, gets the
- * function compiled the first time. The compiler is a pure function of those
- * inputs, so each app serializes exactly as it would with its own copy, and
- * nothing a test asserts changes. The running service builds one app and
- * never loads this file.
+ * response schema of each route (at the route's first answer: src/http/
+ * lazy-serializers.ts), and each serializer makes its own ajv and compiles
+ * the branches of every anyOf it meets at its first use: together about
+ * half of the CPU the unit tests spend in the service, for hundreds of apps
+ * built from the same schemas. Here fast-json-stringify itself (the
+ * function the compiler fastify and the service use calls, looked up in
+ * Node's module cache when the compiler is first loaded) is wrapped so that
+ * a schema seen before, with the same options and shared schemas, gets the
+ * serializer built the first time. It is a pure function of those inputs,
+ * all of them in the key (options with a function in them are not cached),
+ * so each app serializes exactly as it would with its own copy, and nothing
+ * a test asserts changes. The running service builds one app and never
+ * loads this file.
+ *
+ * It wraps fast-json-stringify and not the compiler module: the service
+ * imports the compiler as an ES module, whose bindings Node fixes when it
+ * first loads it, so a wrapper put in the module cache afterwards is never
+ * called (it was not, for a while, and nobody noticed the CPU). The
+ * compiler reads fast-json-stringify once, when it is loaded: this file
+ * must run before anything loads it, and refuses to run after.
  *
  * The same for the request validators (@fastify/ajv-compiler): each app
  * made its own ajv and compiled every route's body, query, params and
@@ -20,46 +31,42 @@
  * all in the key, and fastify calls it and reads its `errors` at once, as
  * it does for every request of one app, so sharing it across apps changes
  * no answer. An app's own ajv is made only for a schema not seen before.
+ * fastify requires this compiler each time it builds an app, so the module
+ * cache is the place to wrap it.
  */
 import { createRequire } from 'node:module';
 
-type Compile = (route: { schema: unknown }) => unknown;
-type Factory = (externalSchemas: unknown, serializerOpts: unknown) => Compile;
-type Selector = (() => Factory) & { [key: string]: unknown };
+type Stringify = ((schema: unknown, options?: Record<string, unknown>) => unknown) & { [key: string]: unknown };
 
 const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
-const id = fromFastify.resolve('@fastify/fast-json-stringify-compiler');
-const original = fromFastify(id) as Selector;
+const compilerId = fromFastify.resolve('@fastify/fast-json-stringify-compiler');
+const fromCompiler = createRequire(compilerId);
+const stringifyId = fromCompiler.resolve('fast-json-stringify');
 const MARK = Symbol.for('desk-library.test.compile-once');
 
-if (!(MARK in original)) {
-  const compiled = new Map<string, unknown>();
-  const selector = (() => {
-    const factory = original();
-    return (externalSchemas, serializerOpts) => {
-      const compile = factory(externalSchemas, serializerOpts);
-      // the options and shared schemas are the same for every route of an app: written out once per app
-      const shared = JSON.stringify([externalSchemas, serializerOpts]);
-      // …except that the compiler drops a shared schema from them for good once a route's own schema carries
-      // its $id: the same is tracked here, so the key always describes the inputs the compiler will see
-      const dropped = new Set<string>();
-      const externals = (externalSchemas ?? {}) as Record<string, unknown>;
-      return (route) => {
-        const $id = (route.schema as { $id?: unknown } | null)?.$id;
-        if (typeof $id === 'string' && $id in externals) dropped.add($id);
-        const key = `${shared}\u0000${[...dropped].join('\u0000')}\u0000${JSON.stringify(route.schema)}`;
-        let fn = compiled.get(key);
-        if (fn === undefined) {
-          fn = compile(route);
-          compiled.set(key, fn);
-        }
-        return fn;
-      };
-    };
-  }) as Selector;
-  Object.assign(selector, original, { default: selector, SerializerSelector: selector, [MARK]: true });
-  const cached = fromFastify.cache[id];
-  if (cached) cached.exports = selector;
+const hasFunction = (value: unknown): boolean =>
+  typeof value === 'function' || (value !== null && typeof value === 'object' && Object.values(value).some(hasFunction));
+
+const stringify = fromCompiler(stringifyId) as Stringify;
+if (!(MARK in stringify)) {
+  // the compiler keeps the function it found when it was loaded: wrapping after that would change nothing
+  if (fromFastify.cache[compilerId] || fromFastify.cache[fromCompiler.resolve('./standalone.js')]) {
+    throw new Error('test/compile-once.ts ran after the fast-json-stringify compiler was loaded: list it first in setupFiles');
+  }
+  const built = new Map<string, unknown>();
+  const cached = ((schema, options) => {
+    if (hasFunction(options)) return stringify(schema, options);
+    const key = JSON.stringify([schema, options ?? null]);
+    let fn = built.get(key);
+    if (fn === undefined) {
+      fn = stringify(schema, options);
+      built.set(key, fn);
+    }
+    return fn;
+  }) as Stringify;
+  Object.assign(cached, stringify, { default: cached, build: cached, [MARK]: true });
+  const entry = fromCompiler.cache[stringifyId];
+  if (entry) entry.exports = cached;
 }
 
 type ValidatorCompile = (route: { schema: unknown; httpPart?: string }) => unknown;
