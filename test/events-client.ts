@@ -66,13 +66,18 @@ export function connect(base: string, path: string, headers: Record<string, stri
         ended,
         next(pred, ms = 5000, from = 0) {
           return new Promise((ok, fail) => {
+            // each frame is looked at once: a predicate may parse a 64 KiB frame, and chunks arrive by the hundred
+            let seen = from;
             const check = () => {
-              const f = frames.slice(from).find(pred);
-              if (!f) return false;
-              waiters.delete(check);
-              clearTimeout(t);
-              ok(f);
-              return true;
+              for (; seen < frames.length; seen++) {
+                const f = frames[seen] as Frame;
+                if (!pred(f)) continue;
+                waiters.delete(check);
+                clearTimeout(t);
+                ok(f);
+                return true;
+              }
+              return false;
             };
             const t = setTimeout(() => {
               waiters.delete(check);
