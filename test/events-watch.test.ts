@@ -69,8 +69,14 @@ async function watching(opts: WatchOptions = {}): Promise<LibraryWatcher> {
   return watcher;
 }
 
-/** Time for a burst to settle and be looked at, several times over: what has not been announced by then is not going to be. */
-const quiet = () => sleep(400);
+/**
+ * Time for a burst to settle (75 ms by default) and be looked at, three
+ * times over: what has not been announced by then is not going to be. Only
+ * "nothing more came" rests on it; every awaited event is waited for by
+ * until(), so a slow machine can hide an extra event from a test but never
+ * fail a right one.
+ */
+const quiet = () => sleep(250);
 
 const templateNow = async (name: string) => {
   const t = await lib.getTemplate(name);
@@ -123,7 +129,8 @@ describe('the folder watches', () => {
     for (let i = 0; i < 5; i++) await writeFile(fx.at('templates', 'gamma.yaml'), named('gamma').replace('one worker', `worker ${i}`));
     const want = await templateNow('gamma');
     await until(() => changed('gamma').length > 0);
-    await sleep(900);
+    // twice the burst's settle: a second event for the same burst would have come by then
+    await sleep(600);
     expect(changed('gamma').map((e) => e.data)).toEqual([want]);
   });
 
