@@ -190,8 +190,8 @@ describe('exactly one of several starters wins', () => {
   const scenarios: [string, number, (root: string) => Promise<unknown>][] = [
     ['no lock', scaled(50, 10), async () => {}],
     ['an empty lock folder', scaled(50, 10), (root) => mkdir(join(root, LOCK_FILE))],
-    ['a stale lock', scaled(200, 30), (root) => plant(root, { pid: 1, host: 'elsewhere.example' }, 60_000)],
-    ['a lock whose process is gone', scaled(200, 30), (root) => plant(root, { pid: 2 ** 22 + 1, host: hostname(), ...processIdentity() })],
+    ['a stale lock', scaled(200, 20), (root) => plant(root, { pid: 1, host: 'elsewhere.example' }, 60_000)],
+    ['a lock whose process is gone', scaled(200, 20), (root) => plant(root, { pid: 2 ** 22 + 1, host: hostname(), ...processIdentity() })],
   ];
 
   test.each(scenarios)(`over %s: ${STARTERS} concurrent starters × %i rounds`, async (_name, ROUNDS, setup) => {

@@ -11,7 +11,7 @@ import { GitSpawner } from './history/spawner.js';
 import { syncFiles } from './sync/files.js';
 import { type FaultHook, type FsContext, rootUnwritable } from './disk/fs-safe.js';
 import { READ_ONLY_TEMPLATES } from './templates/read-only.js';
-import { acquireRootLock, type LostHandler } from './disk/root-lock.js';
+import { acquireRootLock, HeldLocks, type LostHandler } from './disk/root-lock.js';
 import { checkShipped, loadShipped } from './shipped.js';
 import { libraryContext, libraryReads, type ReaderOptions, reportOnce, silentLogger } from './reader.js';
 import type { Library } from './types.js';
@@ -60,6 +60,14 @@ export interface LibraryOptions extends ReaderOptions {
  * finishes or discards what a crash left behind, reads the shipped files
  * once. The answer implements the Library contract in types.ts.
  */
+/**
+ * The root locks of every library this process opens. A process knows its
+ * own locks: a second open of a root it already holds is refused at once,
+ * where another process's lock is refused only once its holder is seen
+ * touching it (up to the lock's refresh interval, 2 s).
+ */
+const processLocks = new HeldLocks();
+
 export async function openLibrary(options: LibraryOptions): Promise<Library> {
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;
@@ -87,7 +95,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
       logger.warn({ library_root: root, code: unwritable }, 'the library root cannot be written: serving it read-only, every write refused (507 library_unwritable)');
     } else {
       // the lock's exit hook is on the process while the library holds it (root-lock.ts)
-      lock = await acquireRootLock(root, now, { exit: process, onLost: options.onLockLost });
+      lock = await acquireRootLock(root, now, { exit: process, held: processLocks, onLost: options.onLockLost });
       try {
         // what a crash left: intents, then an upgrade's commit, queued before history looks at the disk (roll-forward.ts)
         await rollForward(fs, logger);
