@@ -101,13 +101,14 @@ async function refusedStart(env: Record<string, string>): Promise<{ code: number
 }
 
 test('a users file that lists nobody refuses a non-loopback start, exit 1 naming the file, and binds nothing', async () => {
-  const file = join(dir, 'users.yaml');
-  for (const text of ['', 'users: []\n']) {
-    await writeFile(file, text);
-    const r = await refusedStart({ DESK_USERS_FILE: file, HOST: '0.0.0.0' });
-    expect(r.code, JSON.stringify(text)).toBe(1);
-    expect(r.err).toContain(file);
-  }
+  // both starts at once: each is a whole Node start, and they share nothing but the root they must not make
+  const files = ['', 'users: []\n'].map((text, i) => ({ text, file: join(dir, `users-${i}.yaml`) }));
+  for (const { text, file } of files) await writeFile(file, text);
+  const results = await Promise.all(files.map(({ file }) => refusedStart({ DESK_USERS_FILE: file, HOST: '0.0.0.0' })));
+  files.forEach(({ text, file }, i) => {
+    expect(results[i]!.code, JSON.stringify(text)).toBe(1);
+    expect(results[i]!.err).toContain(file);
+  });
   await expect(stat(join(dir, 'lib'))).rejects.toMatchObject({ code: 'ENOENT' });
 });
 
@@ -116,11 +117,12 @@ test('a FIFO or a link to /dev/zero as the users file refuses the start, exit 1 
   execFileSync('mkfifo', [fifo]);
   const zero = join(dir, 'zero.yaml');
   await symlink('/dev/zero', zero);
-  for (const file of [fifo, zero]) {
-    const r = await refusedStart({ DESK_USERS_FILE: file });
-    expect(r.code, file).toBe(1);
-    expect(r.err).toContain(file);
-  }
+  // both starts at once: one that waited on its FIFO would never exit, and be killed at 30 s (code null)
+  const results = await Promise.all([fifo, zero].map((file) => refusedStart({ DESK_USERS_FILE: file })));
+  [fifo, zero].forEach((file, i) => {
+    expect(results[i]!.code, file).toBe(1);
+    expect(results[i]!.err).toContain(file);
+  });
 });
 
 test('on loopback a file that lists nobody starts, warned; anonymous saves are 401 and write nothing', async () => {
