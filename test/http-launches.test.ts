@@ -1,106 +1,45 @@
-/** The launch draft routes over a real library with the shipped harness: every route, status and transition, the refresh on a changed template, and the waits. */
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+/**
+ * The launch draft routes over a real library with the shipped harness:
+ * every route, status and transition, the refresh on a changed template,
+ * what is kept on disk and in history. The waits are
+ * http-launches-wait.test.ts; the root, library and app of both,
+ * launches-fixture.ts.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { type App, type AppOptions, buildApp } from '../src/app.js';
-import type { DeskEvent } from '../src/library/events/bus.js';
-import { unitOf } from '../src/library/layout.js';
-import { openLibrary } from '../src/library/library.js';
-import type { RecordsOptions } from '../src/library/records.js';
-import type { Library } from '../src/library/types.js';
 import { Value } from '@sinclair/typebox/value';
+import { describe, expect, test } from 'vitest';
+import { unitOf } from '../src/library/layout.js';
 import { LAUNCH_ID, LaunchAnswerSchema } from '../src/schema/launches.js';
 import { ProblemSchema } from '../src/template/problems.js';
-import { testSpawner } from './test-spawner.js';
+import {
+  API,
+  app,
+  approve,
+  close,
+  dismiss,
+  draft,
+  drafted,
+  etagOf,
+  events,
+  files,
+  GREET_2,
+  GREET_INVALID,
+  GREET_NEEDS_MORE,
+  get,
+  launchEvents,
+  library,
+  list,
+  open,
+  openWithoutRoot,
+  put,
+  readRecord,
+  root,
+  useLaunchesRoot,
+  withdraw,
+} from './launches-fixture.js';
 
-const API = '/api/desk';
-const harnessDir = new URL('../harness', import.meta.url).pathname;
-
-const GREET = `template:
-  name: greet
-  purpose: greet someone
-  inputs:
-    - { name: who, required: true, type: string }
-    - { name: mood, type: string, one_of: [glad, calm], default: glad }
-    - { name: aside, type: string }
-  entry: work
-  inlet: start
-version: 1
-nodes:
-  work: { type: model, role: worker, profile: read_only, prompt: "Greet {{inputs.who}}, {{inputs.mood}}. {{inputs.aside}}" }
-  gate: { type: builtin, builtin: human_gate }
-cords:
-  - { from: work.done, to: gate.in }
-`;
-const GREET_2 = GREET.replace('greet someone', 'greet someone warmly');
-const GREET_NEEDS_MORE = GREET.replace('    - { name: aside, type: string }', '    - { name: aside, type: string }\n    - { name: place, required: true, type: string }');
-const GREET_INVALID = GREET.replace('profile: read_only', 'profile: everything');
-
-let dir: string;
-let root: string;
-let library: Library;
-let app: App;
-let events: DeskEvent[];
-
-async function open(extra: Omit<AppOptions, 'library' | 'libraryOptions'> = {}, records: RecordsOptions = {}) {
-  library = await openLibrary({ spawner: testSpawner, root, harnessDir, records });
-  events = [];
-  library.events.subscribe((e) => events.push(e));
-  app = await buildApp({ library, web: false, ...extra });
-  await app.ready();
-}
-async function close() {
-  await app?.close();
-  await library?.close();
-}
-
-/**
- * The root every test starts from — made, greet saved and committed, the
- * library closed — is built once for the file and copied for each test:
- * making a root (its git repository, the first start's commit, greet's
- * commit) was most of a test's git processes.
- */
-let template: string;
-beforeAll(async () => {
-  template = await mkdtemp(join(tmpdir(), 'desk-launches-template-'));
-  root = join(template, 'root');
-  await mkdir(join(root, 'templates'), { recursive: true });
-  await open();
-  expect((await put('greet', GREET, { 'if-none-match': '*' })).statusCode).toBe(200);
-  await library.history.settle();
-  await close();
-});
-afterAll(() => rm(template, { recursive: true, force: true }));
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'desk-launches-'));
-  root = join(dir, 'root');
-  await cp(join(template, 'root'), root, { recursive: true });
-  await open();
-});
-afterEach(async () => {
-  await close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const put = (name: string, source: string, headers: Record<string, string>) =>
-  app.inject({ method: 'PUT', url: `${API}/templates/${name}`, headers: { 'content-type': 'application/json', ...headers }, payload: { source } });
-const etagOf = async (name: string) => (await app.inject({ url: `${API}/templates/${name}` })).headers.etag as string;
-const draft = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: `${API}/launches`, payload: body });
-async function drafted(inputs: Record<string, unknown> = { who: 'Ada' }, template = 'greet'): Promise<string> {
-  const r = await draft({ template, inputs });
-  expect(r.statusCode).toBe(201);
-  return r.json().id;
-}
-const get = (id: string, wait?: string) => app.inject({ url: `${API}/launches/${id}${wait === undefined ? '' : `?wait=${wait}`}` });
-const list = (status?: string) => app.inject({ url: `${API}/launches${status ? `?status=${status}` : ''}` });
-const approve = (id: string, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url: `${API}/launches/${id}/approve`, headers });
-const dismiss = (id: string, payload?: Record<string, unknown>) =>
-  app.inject({ method: 'POST', url: `${API}/launches/${id}/dismiss`, ...(payload ? { payload } : {}) });
-const withdraw = (id: string) => app.inject({ method: 'POST', url: `${API}/launches/${id}/withdraw` });
-const files = async () => (await readdir(join(root, 'launches')).catch(() => [] as string[])).filter((f) => !f.startsWith('.'));
-const launchEvents = () => events.filter((e) => e.type.startsWith('launch.')).map((e) => `${e.type} ${(e.data as { status: string }).status}`);
+useLaunchesRoot();
 
 describe('POST /launches', () => {
   test('201 pending: the template version, the inputs as checked, one run, one record on disk, launch.drafted', async () => {
@@ -373,91 +312,6 @@ describe('approve with a note', () => {
   });
 });
 
-describe('?wait=N', () => {
-  test('a wait answers as soon as the draft is approved, with the decision', async () => {
-    const id = await drafted();
-    const t = Date.now();
-    const waiting = get(id, '30');
-    await new Promise((r) => setTimeout(r, 100));
-    expect((await approve(id)).statusCode).toBe(200);
-    const r = await waiting;
-    expect(r.json()).toMatchObject({ id, status: 'approved' });
-    expect(Date.now() - t).toBeLessThan(10_000);
-  });
-
-  test('a wait answers on a dismissal, note and all; several waiters on one draft all hear it', async () => {
-    const id = await drafted();
-    const waiting = [get(id, '30'), get(id, '30'), get(id, '30')];
-    await new Promise((r) => setTimeout(r, 100));
-    await dismiss(id, { note: 'no' });
-    for (const r of await Promise.all(waiting)) expect(r.json()).toMatchObject({ status: 'dismissed', decision_note: 'no' });
-  });
-
-  test('past the waiters bound (proposals and drafts together) a wait answers at once with the record as it is', async () => {
-    await close();
-    await open({}, { maxWaiters: 2 });
-    const id = await drafted();
-    const p = (await app.inject({ method: 'POST', url: `${API}/proposals`, payload: { name: 'gamma', purpose: 'p', source: GREET.replace('name: greet', 'name: gamma') } })).json();
-    const waiting = [get(id, '30'), app.inject({ url: `${API}/proposals/${p.id}?wait=30` })];
-    await new Promise((r) => setTimeout(r, 100));
-    // both held: a third, on either, is not held
-    let t = Date.now();
-    expect((await get(id, '30')).json()).toMatchObject({ id, status: 'pending' });
-    expect((await app.inject({ url: `${API}/proposals/${p.id}?wait=30` })).json()).toMatchObject({ id: p.id, status: 'pending' });
-    expect(Date.now() - t).toBeLessThan(5_000);
-    // the held ones still hear their decisions, and then there is room again
-    await approve(id);
-    await app.inject({ method: 'POST', url: `${API}/proposals/${p.id}/dismiss`, payload: {} });
-    const [l, pr] = await Promise.all(waiting);
-    expect(l!.json().status).toBe('approved');
-    expect(pr!.json().status).toBe('dismissed');
-    const other = await drafted();
-    t = Date.now();
-    expect((await get(other, '1')).json().status).toBe('pending');
-    expect(Date.now() - t).toBeGreaterThanOrEqual(950);
-  });
-
-  test('a decided draft answers at once; a pending one after N seconds, still pending', async () => {
-    const id = await drafted();
-    await withdraw(id);
-    let t = Date.now();
-    expect((await get(id, '30')).json().status).toBe('withdrawn');
-    expect(Date.now() - t).toBeLessThan(5_000);
-    const other = await drafted();
-    t = Date.now();
-    expect((await get(other, '1')).json().status).toBe('pending');
-    expect(Date.now() - t).toBeGreaterThanOrEqual(950);
-  });
-
-  test('forty conductors waiting on forty drafts: deciding each answers its own waiter, with its decision', async () => {
-    const ids: string[] = [];
-    for (let i = 0; i < 40; i++) ids.push(await drafted({ who: `W-${i}` }));
-    const waiting = ids.map((id) => get(id, '55'));
-    await new Promise((r) => setTimeout(r, 200));
-    for (const [i, id] of ids.entries()) expect((i % 2 ? await approve(id) : await withdraw(id)).statusCode).toBe(200);
-    const answers = await Promise.all(waiting);
-    expect(answers.map((r) => r.json().status)).toEqual(ids.map((_, i) => (i % 2 ? 'approved' : 'withdrawn')));
-  });
-
-  test('N is whole seconds from 1 to 55', async () => {
-    const id = await drafted();
-    for (const bad of ['0', '56', '60', '1.5', 'abc', '-1', '']) expect((await get(id, bad)).statusCode, bad).toBe(400);
-    expect((await get('000000000-00000000000000000000', '1')).statusCode).toBe(404);
-  });
-
-  test('a waiter still open when the service stops gets the pending record', async () => {
-    const id = await drafted();
-    const waiting = get(id, '55');
-    await new Promise((r) => setTimeout(r, 100));
-    const t = Date.now();
-    await app.close();
-    const r = await waiting;
-    expect(r.statusCode).toBe(200);
-    expect(r.json()).toMatchObject({ id, status: 'pending' });
-    expect(Date.now() - t).toBeLessThan(10_000);
-  });
-});
-
 describe('on disk and in history', () => {
   test('each record is its own commit: drafted, refreshed, decided; the folder is the library\'s', async () => {
     const id = await drafted();
@@ -499,16 +353,10 @@ describe('on disk and in history', () => {
 describe('without a library root', () => {
   test('drafting is 409 no_library_root; the list is empty', async () => {
     await close();
-    library = await openLibrary({ spawner: testSpawner, root: null, harnessDir });
-    app = await buildApp({ library, web: false });
+    await openWithoutRoot();
     const r = await draft({ template: 'quick-fix', inputs: { tickets: ['T-1'] } });
     expect(r.statusCode).toBe(409);
     expect(r.json().code).toBe('no_library_root');
     expect((await list()).json()).toMatchObject({ pending: 0, launches: [] });
   });
 });
-
-async function readRecord(id: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  return readFile(join(root, 'launches', `${id}.json`), 'utf8');
-}
