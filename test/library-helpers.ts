@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { canonicalJson, canonicalRoleMd } from '../src/library/roles/canonical.js';
 import { type LibraryOptions, openLibrary } from '../src/library/library.js';
 import type { Library } from '../src/library/types.js';
-import { testSpawner } from './test-spawner.js';
+import { testLocks, testSpawner } from './test-spawner.js';
 
 /** Shared fixtures for test/library-*.test.ts: temp folders and a harness of our own, so no test depends on harness/ content. */
 
@@ -68,7 +68,7 @@ export async function fixture(spec: HarnessSpec = DEFAULT_HARNESS): Promise<Fixt
     base,
     root,
     harness,
-    open: (extra = {}) => openLibrary({ spawner: testSpawner, root, harnessDir: harness, readOnlyTemplates: new Map(), ...extra }),
+    open: (extra = {}) => openLibrary({ spawner: testSpawner, locks: testLocks, root, harnessDir: harness, readOnlyTemplates: new Map(), ...extra }),
   };
 }
 

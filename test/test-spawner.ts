@@ -1,3 +1,4 @@
+import { HeldLocks } from '../src/library/disk/root-lock.js';
 import { GitSpawner } from '../src/library/history/spawner.js';
 
 /**
@@ -8,3 +9,10 @@ import { GitSpawner } from '../src/library/history/spawner.js';
  * exits with the worker.
  */
 export const testSpawner = new GitSpawner();
+
+/**
+ * The root locks of the libraries the tests open (LibraryOptions.locks): a
+ * test that opens a root it already holds is refused at once, not after the
+ * holder's next touch.
+ */
+export const testLocks = new HeldLocks();

@@ -45,6 +45,14 @@ export interface LibraryOptions extends ReaderOptions {
    * own to close: each helper is a Node process to start.
    */
   spawner?: GitSpawner;
+  /**
+   * The root locks this library's opener holds (disk/root-lock.ts). A
+   * process that opens many libraries may share one: a second open of a
+   * root it already holds is then refused at once, where a lock it cannot
+   * tell from another process's is refused only once its holder is seen
+   * touching it (up to the refresh interval, 2 s). Default: the library's own.
+   */
+  locks?: HeldLocks;
   /** The proposal and launch-draft stores' bounds (records.ts): kept, pending, per hour, waits, clock. Default: theirs. */
   records?: RecordsOptions;
   /** The team's remote (DESK_LIBRARY_REMOTE; sync/sync.ts): `library.sync` is built over it when the root is ours. Default: none, no sync. */
@@ -60,14 +68,6 @@ export interface LibraryOptions extends ReaderOptions {
  * finishes or discards what a crash left behind, reads the shipped files
  * once. The answer implements the Library contract in types.ts.
  */
-/**
- * The root locks of every library this process opens. A process knows its
- * own locks: a second open of a root it already holds is refused at once,
- * where another process's lock is refused only once its holder is seen
- * touching it (up to the lock's refresh interval, 2 s).
- */
-const processLocks = new HeldLocks();
-
 export async function openLibrary(options: LibraryOptions): Promise<Library> {
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;
@@ -95,7 +95,7 @@ export async function openLibrary(options: LibraryOptions): Promise<Library> {
       logger.warn({ library_root: root, code: unwritable }, 'the library root cannot be written: serving it read-only, every write refused (507 library_unwritable)');
     } else {
       // the lock's exit hook is on the process while the library holds it (root-lock.ts)
-      lock = await acquireRootLock(root, now, { exit: process, held: processLocks, onLost: options.onLockLost });
+      lock = await acquireRootLock(root, now, { exit: process, held: options.locks, onLost: options.onLockLost });
       try {
         // what a crash left: intents, then an upgrade's commit, queued before history looks at the disk (roll-forward.ts)
         await rollForward(fs, logger);
