@@ -11,9 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { type JSONRPCMessage, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { EXIT, type Io } from './io.js';
 
 export const MCP_PATH = '/api/desk/mcp';
@@ -71,6 +69,13 @@ export async function mcpCommand(args: string[], io: Io, usage: (why: string) =>
     if (token === '') return usage(`--token-file ${values['token-file']} is empty`);
   }
 
+  // loaded here, not at the top: every other command would load the SDK and zod under it for nothing
+  // (a third of the code `desk-library user add` read, and of its CPU)
+  const [{ StreamableHTTPClientTransport }, { StdioServerTransport }, { isInitializeRequest, isJSONRPCRequest }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
   const desk = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: token ? { authorization: `Bearer ${token}` } : {} } });
   const host = new StdioServerTransport(streams.stdin, streams.stdout);
   const toHost = (m: JSONRPCMessage) => host.send(m).catch((e: unknown) => io.err(`desk-library mcp: cannot write to stdout: ${(e as Error).message}\n`));
