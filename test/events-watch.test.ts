@@ -125,12 +125,13 @@ describe('the folder watches', () => {
 
   test('a burst of writes to one file is coalesced into one event, carrying the last bytes', async () => {
     await mkdir(fx.at('templates'), { recursive: true });
-    await watching({ settleMs: 300 });
+    // five writes in a row take a few ms: 150 ms of quiet ends the burst after the last
+    await watching({ settleMs: 150 });
     for (let i = 0; i < 5; i++) await writeFile(fx.at('templates', 'gamma.yaml'), named('gamma').replace('one worker', `worker ${i}`));
     const want = await templateNow('gamma');
     await until(() => changed('gamma').length > 0);
     // twice the burst's settle: a second event for the same burst would have come by then
-    await sleep(600);
+    await sleep(300);
     expect(changed('gamma').map((e) => e.data)).toEqual([want]);
   });
 
