@@ -44,6 +44,16 @@ const fromCompiler = createRequire(compilerId);
 const stringifyId = fromCompiler.resolve('fast-json-stringify');
 const MARK = Symbol.for('desk-library.test.compile-once');
 
+/** What `map` holds under `key`, made by `make` the first time. */
+function once<T>(map: Map<string, T>, key: string, make: () => T): T {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
 const hasFunction = (value: unknown): boolean =>
   typeof value === 'function' || (value !== null && typeof value === 'object' && Object.values(value).some(hasFunction));
 
@@ -56,13 +66,7 @@ if (!(MARK in stringify)) {
   const built = new Map<string, unknown>();
   const cached = ((schema, options) => {
     if (hasFunction(options)) return stringify(schema, options);
-    const key = JSON.stringify([schema, options ?? null]);
-    let fn = built.get(key);
-    if (fn === undefined) {
-      fn = stringify(schema, options);
-      built.set(key, fn);
-    }
-    return fn;
+    return once(built, JSON.stringify([schema, options ?? null]), () => stringify(schema, options));
   }) as Stringify;
   Object.assign(cached, stringify, { default: cached, build: cached, [MARK]: true });
   const entry = fromCompiler.cache[stringifyId];
@@ -90,13 +94,10 @@ if (!(MARK in ajvOriginal)) {
       let own: ValidatorCompile | null = null;
       return (route) => {
         const key = `${shared}\u0000${route.httpPart ?? ''}\u0000${JSON.stringify(route.schema)}`;
-        let fn = compiled.get(key);
-        if (fn === undefined) {
+        return once(compiled, key, () => {
           own ??= factory(externalSchemas, options);
-          fn = own(route);
-          compiled.set(key, fn);
-        }
-        return fn;
+          return own(route);
+        });
       };
     };
   }) as AjvSelector;
