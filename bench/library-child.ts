@@ -17,7 +17,7 @@ import { loadShipped } from '../src/library/shipped.js';
 import { READ_ONLY_TEMPLATES } from '../src/library/templates/read-only.js';
 import { harnessDir } from '../src/paths.js';
 import { validateTemplate } from '../src/template/validate.js';
-import { timeAsync } from './library.js';
+import { timeAsync } from './table.js';
 import { makeOperatorRoot } from './operator-root.js';
 import { median } from './table.js';
 

@@ -34,20 +34,10 @@ import type { ChildResult } from './library-child.js';
 import { partsText, profileChild } from './profile-parts.js';
 import type { SaveProfileResult } from './save-profile-child.js';
 import { makeOperatorRoot, type OperatorRoot } from './operator-root.js';
-import { type BenchRow, median } from './table.js';
+import { type BenchRow, median, timeAsync } from './table.js';
 
 const LIST = '/api/desk/templates';
 
-export async function timeAsync(fn: () => Promise<unknown>, ms = 1_000, min = 10): Promise<number> {
-  const samples: number[] = [];
-  const until = performance.now() + ms;
-  while (samples.length < min || performance.now() < until) {
-    const t = performance.now();
-    await fn();
-    samples.push(performance.now() - t);
-  }
-  return median(samples);
-}
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 

@@ -39,6 +39,18 @@ export function timeIt(fn: () => unknown, ms = 200, min = 5): number {
   return median(samples);
 }
 
+/** timeIt for an async fn: one call after another for about `ms` milliseconds (at least `min` calls), the median ms per call. */
+export async function timeAsync(fn: () => Promise<unknown>, ms = 1_000, min = 10): Promise<number> {
+  const samples: number[] = [];
+  const until = performance.now() + ms;
+  while (samples.length < min || performance.now() < until) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  return median(samples);
+}
+
 /** Rounds a figure to two decimals, as the table prints it. */
 export function round(x: number): number {
   return Math.round(x * 100) / 100;
